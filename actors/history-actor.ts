@@ -1,0 +1,46 @@
+// History actor: the only writer of history.db. Owns the writable connection
+// (opened under the cross-process writer lock by the supervisor) and turns
+// typed messages into calls on the store's writer. Each message is one
+// synchronous transaction, so its handler cannot interleave with another.
+
+import type { Actor } from '../protocols/actor.ts';
+import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
+import type { Db } from '../src/store/open.ts';
+import { retainedChunks } from '../src/store/records.ts';
+import { HistoryWriter } from '../src/store/writer.ts';
+
+export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
+  readonly name = 'history';
+  private readonly writer: HistoryWriter;
+
+  constructor(private readonly db: Db) {
+    this.writer = new HistoryWriter(db);
+  }
+
+  handle<T extends HistoryMessage>(message: T): HistoryReplies[T['type']] {
+    return this.dispatch(message) as HistoryReplies[T['type']];
+  }
+
+  private dispatch(message: HistoryMessage): HistoryReplies[HistoryMessage['type']] {
+    switch (message.type) {
+      case 'loadSources':
+        return this.writer.loadSources();
+      case 'register':
+        return this.writer.register(message.plans);
+      case 'move':
+        return this.writer.move(message.id, message.path);
+      case 'commit':
+        return this.writer.commit(message.chunks);
+      case 'touch':
+        return this.writer.touch(message.id, message.facts);
+      case 'retained':
+        return retainedChunks(this.db, message.source, message.generation);
+      case 'counts':
+        return this.writer.counts();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,32 @@
+// The history worker thread: hosts the supervisor and exposes it to the
+// broker's HistoryService over comlink. Errors cross as plain
+// HistoryErrorShape objects (comlink would reduce an Error to its message).
+
+import { expose } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { parentPort } from 'node:worker_threads';
+import { serializeError } from '../protocols/errors.ts';
+import type { HistoryWorkerApi } from '../protocols/service.ts';
+import { Supervisor } from './supervisor.ts';
+
+const supervisor = new Supervisor();
+
+async function plain<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw serializeError(error);
+  }
+}
+
+const api: HistoryWorkerApi = {
+  start: (options) => plain(() => supervisor.start(options)),
+  finished: () => plain(() => supervisor.finished()),
+  stop: () => plain(() => supervisor.stop()),
+  pressure: (active) => supervisor.pressure(active),
+  lockError: () => supervisor.lockError(),
+  status: () => supervisor.status(),
+};
+
+if (parentPort === null) throw new Error('history-worker must run in a worker thread');
+expose(api, nodeEndpoint(parentPort as never));

@@ -1,0 +1,31 @@
+// Parser actor: runs in a piscina thread. Pure: a chunk's bytes in
+// (transferred), decoded segments out (the bytes transferred back). It never
+// opens a file or a database; one module per format does the decoding.
+
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import type { ParseResult, ParseTask } from '../protocols/records.ts';
+import { claudeDecoder } from '../src/sources/claude.ts';
+import { codexDecoder } from '../src/sources/codex.ts';
+import { parseJsonlChunk, parseOpaqueChunk, parseTextChunk } from '../src/sources/jsonl.ts';
+
+export function parseChunk(task: ParseTask): ParseResult {
+  switch (task.format) {
+    case 'claude':
+      return parseJsonlChunk(task, claudeDecoder);
+    case 'codex':
+      return parseJsonlChunk(task, codexDecoder);
+    case 'text':
+      return parseTextChunk(task);
+    case 'opaque':
+      return parseOpaqueChunk(task);
+  }
+}
+
+/** piscina handler: hands the chunk's buffer back instead of copying it. */
+export default function handle(task: ParseTask): unknown {
+  const result = parseChunk(task);
+  return move({
+    [transferableSymbol]: [result.bytes.buffer],
+    [valueSymbol]: result,
+  } as never);
+}

@@ -1,0 +1,7 @@
+// piscina loads this file in each parser thread: it registers the TypeScript
+// loader for the thread and re-exports the parser actor's handler.
+import { register } from 'tsx/esm/api';
+
+register();
+const actor = await import('./parser-actor.ts');
+export default actor.default;

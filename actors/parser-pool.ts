@@ -1,0 +1,35 @@
+// The parser pool: piscina threads running parser-actor.ts. Chunks travel as
+// transferred ArrayBuffers in both directions, never copied.
+
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import type { ParseResult, ParseTask } from '../protocols/records.ts';
+
+/** Parser threads: one less than the cores (the writer needs one), at least one, at most four. */
+export function parserThreads(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.AGENT_BRIDGE_HISTORY_PARSERS);
+  if (Number.isInteger(configured) && configured > 0) return Math.min(configured, 16);
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+export class ParserPool {
+  readonly name = 'parser';
+  private readonly pool: Piscina;
+
+  constructor(threads: number) {
+    this.pool = new Piscina({
+      filename: new URL('./parser-entry.mjs', import.meta.url).href,
+      minThreads: 1,
+      maxThreads: threads,
+      idleTimeout: 30_000,
+      // A bounded queue: lanes read ahead at most a few chunks each.
+      maxQueue: 'auto',
+    });
+  }
+
+  parse = (task: ParseTask): Promise<ParseResult> => this.pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] }) as Promise<ParseResult>;
+
+  async stop(): Promise<void> {
+    await this.pool.destroy();
+  }
+}

@@ -1,0 +1,89 @@
+// Shapes shared by the parser pool (producer) and the history actor (consumer).
+// A parse task carries one source chunk; its result says, for every line or
+// line fragment in the chunk, which conversation it belongs to and what text
+// it contributes to the search index. Nothing here touches a database.
+
+export const AGENTS = ['claude', 'codex', 'opencode', 'other'] as const;
+export type Agent = (typeof AGENTS)[number];
+
+export const KINDS = ['message', 'run', 'decision', 'transcript', 'approval', 'progress', 'report'] as const;
+export type Kind = (typeof KINDS)[number];
+
+/**
+ * How the bytes of a file source are read and decoded.
+ * - `claude`, `codex`: JSONL transcripts, one document per line.
+ * - `text`: plain text (Claude's persisted tool output); one document per chunk.
+ * - `opaque`: retained byte-exactly but not indexed (sidecar metadata, compressed rollouts).
+ */
+export const LINE_FORMATS = ['claude', 'codex', 'text', 'opaque'] as const;
+export type LineFormat = (typeof LINE_FORMATS)[number];
+
+/** What a parser needs to know about the source a chunk came from. */
+export interface ChunkContext {
+  /** The conversation the file belongs to. */
+  readonly conversation: string;
+  /** The CLI session id of that conversation. */
+  readonly session: string;
+  /** For a Claude agent file: the agent id the file itself belongs to. */
+  readonly ownAgentId: string | null;
+}
+
+export interface ParseTask {
+  readonly format: LineFormat;
+  /** The chunk. Transferred to the worker, and back in the result. */
+  readonly bytes: Uint8Array;
+  /** File offset of bytes[0]. */
+  readonly offset: number;
+  /** The previous chunk did not end with a newline: bytes[0] continues a line. */
+  readonly startsMidLine: boolean;
+  /**
+   * The unfinished token (at most 256 bytes, decoded) the previous chunk ended
+   * with; prepended to the first fragment's text so that a word cut by a
+   * chunk boundary stays findable.
+   */
+  readonly carry: string;
+  readonly context: ChunkContext;
+}
+
+/** One line, or the part of a line, that lies inside a chunk. */
+export interface Segment {
+  /** File offset of the segment's first byte. */
+  readonly offset: number;
+  readonly length: number;
+  /**
+   * The rest of a line that began in an earlier chunk: it belongs wherever
+   * that line was routed, and `route` is ignored.
+   */
+  readonly continuation: boolean;
+  /** Conversation id; null means the file's own conversation. */
+  readonly route: string | null;
+  /** Derived search text; empty means no document. */
+  readonly text: string;
+  /** Record time (epoch ms) when the line says so. */
+  readonly at: number | null;
+  /** The segment ends with the line's newline. */
+  readonly complete: boolean;
+}
+
+/** A native parent learned from the bytes (Claude toolUseResult.agentId). */
+export interface ParentLink {
+  readonly child: string;
+  readonly parent: string;
+}
+
+export interface ChunkHints {
+  /** First working directory named by a record in this chunk. */
+  readonly cwd: string | null;
+  /** The conversation's own native parent, from the file's canonical first line. */
+  readonly parent: string | null;
+  /** Parents of other conversations (children spawned from this chunk). */
+  readonly links: readonly ParentLink[];
+  /** Complete lines that were not valid JSON (indexed as text, reported in status). */
+  readonly malformed: number;
+}
+
+export interface ParseResult {
+  readonly bytes: Uint8Array;
+  readonly segments: readonly Segment[];
+  readonly hints: ChunkHints;
+}

@@ -1,0 +1,86 @@
+// The boundary between the broker's thread (HistoryService) and the history
+// worker thread (supervisor). Comlink carries these calls; every argument and
+// result is structured-clone safe, and errors cross as HistoryErrorShape.
+
+import type { HistoryErrorShape } from './errors.ts';
+
+export type Pace = 'spec' | 'max';
+
+export interface StartOptions {
+  /** Environment the worker resolves its paths and switches from. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** `serve` runs until stopped; `once` runs until no work remains. */
+  readonly mode: 'serve' | 'once';
+  readonly pace: Pace;
+}
+
+export type Phase =
+  | 'starting'
+  | 'ingesting'
+  | 'idle'
+  | 'paused'
+  /** AGENT_BRIDGE_HISTORY_INGEST switched ingestion off: no worker. */
+  | 'disabled'
+  /** Another live process is the writer; this one waits to take over. */
+  | 'standby'
+  | 'stopped'
+  | 'failed';
+
+export type PauseReason = 'pressure' | 'config' | 'cooldown';
+
+export interface SourceProblem {
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Placeholders for the actors that arrive in later issues (migration, mirrors). */
+export interface ChildStatus {
+  readonly phase: string;
+  readonly detail?: string;
+}
+
+export interface HistoryStatus {
+  readonly phase: Phase;
+  readonly pausedBy: readonly PauseReason[];
+  readonly mode: 'serve' | 'once' | null;
+  readonly pace: Pace | null;
+  readonly writer: { readonly pid: number | null; readonly self: boolean };
+  readonly counts: {
+    readonly sources: number;
+    readonly conversations: number;
+    readonly records: number;
+    readonly documents: number;
+    readonly rawBytes: number;
+  };
+  readonly backlog: { readonly sources: number; readonly bytes: number };
+  readonly discovery: { readonly passes: number; readonly running: boolean; readonly lastPassAt: number | null; readonly refusedLinks: number };
+  readonly watch: { readonly state: string; readonly problem: string | null };
+  readonly batches: { readonly committed: number; readonly lastMs: number; readonly p50Ms: number; readonly p99Ms: number };
+  readonly malformedLines: number;
+  readonly problems: readonly SourceProblem[];
+  readonly lastError: HistoryErrorShape | null;
+  readonly migration: ChildStatus;
+  readonly mirror: ChildStatus;
+  readonly updatedAt: number;
+}
+
+export interface OnceSummary {
+  readonly batches: number;
+  readonly records: number;
+  readonly documents: number;
+  readonly rawBytes: number;
+  readonly elapsedMs: number;
+  readonly status: HistoryStatus;
+}
+
+/** What the history worker exposes to HistoryService. */
+export interface HistoryWorkerApi {
+  start(options: StartOptions): Promise<void>;
+  /** Resolves when a `once` run has no work left (rejects with its error). */
+  finished(): Promise<OnceSummary>;
+  stop(): Promise<void>;
+  pressure(active: boolean): void;
+  lockError(): void;
+  status(): HistoryStatus;
+}

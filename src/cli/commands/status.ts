@@ -1,0 +1,59 @@
+// `agent-bridge status [--json]`: what is captured (read from history.db),
+// who the writer is (lock file), and the running service's live status
+// (history.status.json, published every 2 s while it runs).
+
+import { existsSync } from 'node:fs';
+import type { HistoryStatus } from '../../../protocols/service.ts';
+import { resolvePaths } from '../../config/paths.ts';
+import { ingestEnvDisabled } from '../../config/settings.ts';
+import { openReader } from '../../store/open.ts';
+import { readStatusFile } from '../../store/status-file.ts';
+import { WriterLock } from '../../store/writer-lock.ts';
+import { storeCounts } from '../../store/counts.ts';
+import { parse } from '../args.ts';
+import { formatBytes, formatTime, printJson } from '../output.ts';
+
+export interface StatusReport {
+  readonly home: string;
+  readonly historyDb: string;
+  readonly phase: string;
+  readonly writer: { readonly pid: number | null };
+  readonly counts: ReturnType<typeof storeCounts> | null;
+  readonly service: HistoryStatus | null;
+  readonly ingestDisabledByEnv: boolean;
+}
+
+export async function status(argv: readonly string[]): Promise<number> {
+  const { flags } = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+  const paths = resolvePaths();
+  const owner = WriterLock.liveOwner(paths.writerLock);
+  const db = existsSync(paths.historyDb) ? openReader(paths.historyDb) : null;
+  const counts = db === null ? null : storeCounts(db);
+  db?.close();
+  const published = readStatusFile(paths);
+  // A status file left by a process that is no longer the writer is history, not live state.
+  const service = published !== null && owner !== null && published.writer.pid === owner.pid ? published : null;
+  const disabled = ingestEnvDisabled();
+  const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
+  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, ingestDisabledByEnv: disabled };
+  if (flags.json === true) {
+    printJson(report);
+    return 0;
+  }
+  const lines = [`history: ${phase}${owner !== null ? ` (writer pid ${owner.pid})` : ''}`, `store:   ${paths.historyDb}`];
+  if (counts !== null) {
+    lines.push(`         ${counts.sources} sources, ${counts.conversations} conversations, ${counts.records} records (${formatBytes(counts.rawBytes)}), ${counts.documents} documents`);
+  } else {
+    lines.push('         nothing captured yet');
+  }
+  if (service !== null) {
+    lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
+    lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
+    if (service.pausedBy.length > 0) lines.push(`paused:  ${service.pausedBy.join(', ')}`);
+    if (service.lastError !== null) lines.push(`error:   ${service.lastError.code}: ${service.lastError.message}`);
+    for (const p of service.problems.slice(0, 10)) lines.push(`problem: ${p.path}: ${p.code}: ${p.message}`);
+    lines.push(`updated: ${formatTime(service.updatedAt)}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}

@@ -1,0 +1,63 @@
+// Building one batch: take parsed chunks from at most LIMITS.sourcesPerBatch
+// lanes, alternating between them, until the raw or derived-text budget is
+// reached (the chunk that crosses a budget is included), then resolve the
+// projects the chunks name. All of this happens before, and outside, the
+// write transaction.
+
+import type { Limits } from '../config/limits.ts';
+import type { CommitChunk } from '../store/commit.ts';
+import type { Lane, ReadyChunk } from './lane.ts';
+
+export interface Batch {
+  readonly chunks: readonly ReadyChunk[];
+  readonly rawBytes: number;
+  readonly bodyBytes: number;
+}
+
+export function bodyBytesOf(chunk: ReadyChunk): number {
+  let total = 0;
+  for (const segment of chunk.result.segments) total += segment.text.length;
+  return total;
+}
+
+export async function collectBatch(lanes: readonly Lane[], limits: Limits): Promise<Batch> {
+  const chunks: ReadyChunk[] = [];
+  let rawBytes = 0;
+  let bodyBytes = 0;
+  const within = (): boolean => rawBytes < limits.batchRawBytes && bodyBytes < limits.batchBodyBytes;
+  let active = lanes.slice(0, limits.sourcesPerBatch);
+  while (active.length > 0 && within()) {
+    const still: Lane[] = [];
+    for (const lane of active) {
+      if (!within()) {
+        still.push(lane);
+        continue;
+      }
+      const chunk = await lane.take();
+      if (chunk === null) continue;
+      chunks.push(chunk);
+      rawBytes += chunk.result.bytes.length;
+      bodyBytes += bodyBytesOf(chunk);
+      still.push(lane);
+    }
+    active = still;
+  }
+  return { chunks, rawBytes, bodyBytes };
+}
+
+/** The history actor's form of a batch; projects are canonicalised here, never in the transaction. */
+export async function toCommitChunks(batch: Batch, resolveProject: (cwd: string) => Promise<string>): Promise<CommitChunk[]> {
+  return Promise.all(
+    batch.chunks.map(async (chunk) => ({
+      source: chunk.source.id,
+      conversation: chunk.source.context.conversation,
+      generation: chunk.generation,
+      offset: chunk.offset,
+      bytes: chunk.result.bytes,
+      segments: chunk.result.segments,
+      hints: chunk.result.hints,
+      project: chunk.result.hints.cwd === null ? null : await resolveProject(chunk.result.hints.cwd),
+      after: chunk.after,
+    })),
+  );
+}

@@ -1,0 +1,263 @@
+// A lane reads one file source forward from its committed cursor: it decides
+// the generation, reads chunks (at most LIMITS.chunkBytes, cut by the
+// chunker), hands each to the parser pool at once and keeps a bounded number
+// read ahead, so parsing overlaps the writer's commits. Chunks come out in
+// file order. A lane never writes: the batcher commits what it takes.
+//
+// Reads happen here, on open file handles, outside any transaction.
+
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import type { ChunkContext, LineFormat, ParseResult, ParseTask } from '../../protocols/records.ts';
+import { cutChunk } from '../sources/chunker.ts';
+import type { GenerationCheck } from '../sources/identity.ts';
+import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
+import { CARRY_MAX, trailingToken } from '../text/extract.ts';
+import type { SourceCursor } from '../store/source-rows.ts';
+
+export interface LaneSource {
+  readonly id: string;
+  readonly path: string;
+  readonly format: LineFormat;
+  readonly context: ChunkContext;
+  readonly cursor: SourceCursor;
+}
+
+export interface LaneDeps {
+  readonly chunkBytes: number;
+  readonly readAhead: number;
+  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  /** Whether an unfinished last line may be captured now. */
+  readonly settled: (mtimeMs: number) => boolean;
+  /** The retained chunks of a generation, in offset order (for a same-size rewrite check). */
+  readonly retained: (source: string, generation: number) => Iterable<{ offset: number; raw: Uint8Array }>;
+}
+
+export interface ReadyChunk {
+  readonly source: LaneSource;
+  readonly generation: number;
+  readonly offset: number;
+  readonly result: ParseResult;
+  readonly after: Pick<SourceCursor, 'identity' | 'anchor' | 'head' | 'size' | 'mtimeMs'>;
+}
+
+export interface LaneStart {
+  readonly generation: number;
+  readonly offset: number;
+  readonly check: GenerationCheck;
+  /** The file was touched but its captured bytes are unchanged: record the new facts. */
+  readonly touched: { identity: string; size: number; mtimeMs: number } | null;
+}
+
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
+  const buffer = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return filled === length ? buffer : buffer.subarray(0, filled);
+}
+
+/** The last token of `tail` (bytes before a mid-line cursor), aligned to a UTF-8 lead byte. */
+function carryFrom(tail: Uint8Array): string {
+  let start = 0;
+  while (start < tail.length && ((tail[start] as number) & 0xc0) === 0x80) start++;
+  return trailingToken(Buffer.from(tail.buffer, tail.byteOffset + start, tail.length - start).toString('utf8'));
+}
+
+async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {
+  let expected = 0;
+  for (const { offset, raw } of chunks) {
+    if (offset !== expected) return false;
+    const now = await readAt(handle, offset, raw.length);
+    if (Buffer.compare(Buffer.from(now), Buffer.from(raw)) !== 0) return false;
+    expected = offset + raw.length;
+  }
+  return expected === end;
+}
+
+export class Lane {
+  private readonly queue: Array<Promise<ReadyChunk>> = [];
+  private producing: Promise<void> | null = null;
+  private readOffset: number;
+  private startsMidLine: boolean;
+  private carry: string;
+  /** Last ANCHOR_BYTES bytes before readOffset. */
+  private tail: Uint8Array;
+  /** First HEAD_BYTES bytes of the file, as far as read. */
+  private headBytes: Uint8Array;
+  private headDigest: string;
+  private size: number;
+  private mtimeMs: number;
+  private eof = false;
+  private closed = false;
+  failure: unknown = null;
+
+  private constructor(
+    readonly source: LaneSource,
+    private readonly handle: FileHandle,
+    private readonly deps: LaneDeps,
+    readonly start: LaneStart,
+    private readonly identity: string,
+    facts: { size: number; mtimeMs: number; before: Uint8Array; head: Uint8Array },
+  ) {
+    this.readOffset = start.offset;
+    this.size = facts.size;
+    this.mtimeMs = facts.mtimeMs;
+    const continuing = start.offset > 0 && start.generation === source.cursor.generation;
+    this.startsMidLine = continuing && facts.before.length > 0 && facts.before[facts.before.length - 1] !== 10;
+    this.carry = this.startsMidLine ? carryFrom(facts.before) : '';
+    this.tail = continuing ? facts.before.slice(-ANCHOR_BYTES) : new Uint8Array(0);
+    this.headBytes = facts.head;
+    this.headDigest = start.offset >= HEAD_BYTES ? sha256Hex(facts.head) : '';
+  }
+
+  /** Open the file and decide where capture continues (generation and offset). */
+  static async open(source: LaneSource, deps: LaneDeps): Promise<Lane> {
+    const handle = await open(source.path, 'r');
+    try {
+      const stat = await handle.stat();
+      const identity = identityOf(stat);
+      const cursor = source.cursor;
+      const readable = Math.min(cursor.offset, stat.size);
+      const before = cursor.offset > 0 && stat.size >= cursor.offset ? await readAt(handle, cursor.offset - Math.min(cursor.offset, CARRY_MAX), Math.min(cursor.offset, CARRY_MAX)) : new Uint8Array(0);
+      const head = await readAt(handle, 0, Math.min(readable, HEAD_BYTES));
+      let check = checkGeneration(cursor, {
+        identity,
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        anchor: anchorOf(before, before.length === 0 ? 0 : cursor.offset),
+        head: cursor.head === '' ? '' : sha256Hex(head),
+      });
+      let touched: LaneStart['touched'] = null;
+      if (check.verdict === 'verify') {
+        const same = await sameBytes(handle, deps.retained(source.id, cursor.generation), cursor.offset);
+        check = same ? { verdict: 'continue' } : { verdict: 'new', reason: 'anchor' };
+        if (same) touched = { identity, size: stat.size, mtimeMs: stat.mtimeMs };
+      }
+      const fresh = check.verdict === 'new';
+      const start: LaneStart = {
+        generation: fresh ? cursor.generation + 1 : cursor.generation,
+        offset: fresh ? 0 : cursor.offset,
+        check,
+        touched,
+      };
+      return new Lane(source, handle, deps, start, identity, {
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        before: fresh ? new Uint8Array(0) : before,
+        head: fresh ? new Uint8Array(0) : head,
+      });
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** Keep up to `readAhead` chunks read and parsing. */
+  private fill(): void {
+    if (this.producing !== null || this.eof || this.closed || this.failure !== null) return;
+    this.producing = (async () => {
+      try {
+        while (this.queue.length < this.deps.readAhead && !this.eof && !this.closed) {
+          const next = await this.readNext();
+          if (next === null) {
+            this.eof = true;
+            break;
+          }
+          next.ready.catch(() => undefined); // observed by take()
+          this.queue.push(next.ready);
+        }
+      } catch (error) {
+        this.failure = error;
+      } finally {
+        this.producing = null;
+      }
+    })();
+  }
+
+  /** Read and cut the next chunk and start parsing it (wrapped, so awaiting the read does not await the parse). */
+  private async readNext(): Promise<{ ready: Promise<ReadyChunk> } | null> {
+    const offset = this.readOffset;
+    const buffer = await readAt(this.handle, offset, this.deps.chunkBytes);
+    const atEof = buffer.length < this.deps.chunkBytes;
+    if (atEof) {
+      const stat = await this.handle.stat();
+      this.size = stat.size;
+      this.mtimeMs = stat.mtimeMs;
+    }
+    const length = cutChunk({ bytes: buffer, atEof, settled: this.deps.settled(this.mtimeMs) });
+    if (length === 0) return null;
+    const bytes = buffer.subarray(0, length);
+    const end = offset + length;
+
+    // Facts about the file after this chunk, computed before the bytes are transferred.
+    const joined = new Uint8Array(this.tail.length + Math.min(length, ANCHOR_BYTES));
+    joined.set(this.tail);
+    joined.set(bytes.subarray(Math.max(0, length - ANCHOR_BYTES)), this.tail.length);
+    this.tail = joined.slice(-ANCHOR_BYTES);
+    if (offset < HEAD_BYTES) {
+      const head = new Uint8Array(Math.min(end, HEAD_BYTES));
+      head.set(this.headBytes.subarray(0, Math.min(offset, HEAD_BYTES)));
+      head.set(bytes.subarray(0, head.length - Math.min(offset, head.length)), Math.min(offset, head.length));
+      this.headBytes = head;
+      this.headDigest = sha256Hex(head);
+    }
+    const after = {
+      identity: this.identity,
+      anchor: anchorOf(this.tail, end),
+      head: this.headDigest,
+      size: Math.max(this.size, end),
+      mtimeMs: this.mtimeMs,
+    };
+    const endsLine = bytes[length - 1] === 10;
+    const task: ParseTask = {
+      format: this.source.format,
+      bytes,
+      offset,
+      startsMidLine: this.startsMidLine,
+      carry: this.carry,
+      context: this.source.context,
+    };
+    this.carry = endsLine ? '' : carryFrom(bytes.subarray(Math.max(0, length - CARRY_MAX)));
+    this.startsMidLine = !endsLine;
+    this.readOffset = end;
+    const generation = this.start.generation;
+    const source = this.source;
+    return { ready: this.deps.parse(task).then((result) => ({ source, generation, offset, result, after })) };
+  }
+
+  /** The next chunk in file order, or null when the lane has nothing more to read now. */
+  async take(): Promise<ReadyChunk | null> {
+    for (;;) {
+      if (this.failure !== null) throw this.failure;
+      const next = this.queue.shift();
+      if (next !== undefined) {
+        this.fill();
+        return await next;
+      }
+      if (this.eof || this.closed) return null;
+      this.fill();
+      await this.producing;
+    }
+  }
+
+  /** Bytes known to be waiting past what this lane has read. */
+  get remaining(): number {
+    return Math.max(0, this.size - this.readOffset);
+  }
+
+  get exhausted(): boolean {
+    return this.eof && this.queue.length === 0;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.producing;
+    await Promise.allSettled(this.queue);
+    this.queue.length = 0;
+    await this.handle.close();
+  }
+}

@@ -1,0 +1,161 @@
+// HistoryService: the facade the broker embeds on its own thread. It runs no
+// SQLite, no parsing and no file scanning: it starts the history worker
+// thread and passes messages to it (comlink). Imports here must stay free of
+// better-sqlite3, piscina and the source parsers; a test checks that.
+//
+// With AGENT_BRIDGE_HISTORY_INGEST=false (or 0) no worker is started at all.
+// An unexpected worker exit in serve mode restarts it after a capped,
+// growing delay (2 s, 4 s, ... 30 s); the delay resets after a healthy minute.
+
+import { wrap, type Remote } from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { Worker } from 'node:worker_threads';
+import type { HistoryErrorShape } from '../../protocols/errors.ts';
+import { deserializeError, HistoryError } from '../../protocols/errors.ts';
+import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
+import { ingestEnvDisabled } from '../config/settings.ts';
+
+export interface HistoryServiceOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly mode?: 'serve' | 'once';
+  readonly pace?: Pace;
+  /** Called when the worker fails or restarts (the broker logs it). */
+  readonly onEvent?: (event: { type: 'restart' | 'exit' | 'error'; detail: string }) => void;
+}
+
+const RESTART_MIN_MS = 2000;
+const RESTART_MAX_MS = 30_000;
+const HEALTHY_MS = 60_000;
+
+function isErrorShape(value: unknown): value is HistoryErrorShape {
+  return value !== null && typeof value === 'object' && (value as { name?: unknown }).name === 'HistoryError' && typeof (value as { code?: unknown }).code === 'string';
+}
+
+/** Errors from the worker arrive as plain shapes; give callers real HistoryErrors. */
+async function unwrap<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw isErrorShape(error) ? deserializeError(error) : error;
+  }
+}
+
+function disabledStatus(): HistoryStatus {
+  return {
+    phase: 'disabled',
+    pausedBy: [],
+    mode: null,
+    pace: null,
+    writer: { pid: null, self: false },
+    counts: { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 },
+    backlog: { sources: 0, bytes: 0 },
+    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0 },
+    watch: { state: 'off', problem: null },
+    batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
+    malformedLines: 0,
+    problems: [],
+    lastError: null,
+    migration: { phase: 'not-started' },
+    mirror: { phase: 'not-started' },
+    updatedAt: Date.now(),
+  };
+}
+
+export class HistoryService {
+  private worker: Worker | null = null;
+  private api: Remote<HistoryWorkerApi> | null = null;
+  private readonly startOptions: StartOptions;
+  private stopped = false;
+  private restartDelay = RESTART_MIN_MS;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private startedAt = 0;
+  private pressureOn = false;
+
+  constructor(private readonly options: HistoryServiceOptions = {}) {
+    const env = options.env ?? process.env;
+    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec' };
+  }
+
+  /** Whether the environment switch keeps the worker from starting. */
+  get disabled(): boolean {
+    return ingestEnvDisabled(this.startOptions.env as NodeJS.ProcessEnv);
+  }
+
+  get running(): boolean {
+    return this.worker !== null;
+  }
+
+  async start(): Promise<void> {
+    if (this.disabled || this.worker !== null) return;
+    this.stopped = false;
+    await this.spawn();
+  }
+
+  private async spawn(): Promise<void> {
+    const worker = new Worker(new URL('../../actors/ts-entry.mjs', import.meta.url), {
+      workerData: { entry: new URL('../../actors/history-worker.ts', import.meta.url).href },
+      name: 'agent-bridge-history',
+    });
+    this.worker = worker;
+    this.api = wrap<HistoryWorkerApi>(nodeEndpoint(worker as never));
+    this.startedAt = Date.now();
+    worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: error.message }));
+    worker.on('exit', (code) => this.exited(worker, code));
+    await unwrap(this.api.start(this.startOptions));
+    if (this.pressureOn) void this.api.pressure(true);
+  }
+
+  private exited(worker: Worker, code: number): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.api = null;
+    if (this.stopped || this.startOptions.mode === 'once') return;
+    if (Date.now() - this.startedAt > HEALTHY_MS) this.restartDelay = RESTART_MIN_MS;
+    const delay = this.restartDelay;
+    this.restartDelay = Math.min(RESTART_MAX_MS, this.restartDelay * 2);
+    this.options.onEvent?.({ type: 'restart', detail: `history worker exited with code ${code}; restarting in ${delay} ms` });
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      if (!this.stopped) this.spawn().catch((error: unknown) => this.options.onEvent?.({ type: 'error', detail: String(error) }));
+    }, delay);
+    this.restartTimer.unref();
+  }
+
+  /** Broker request load: pause ingestion at the next yield (true) or resume (false). */
+  pressure(active: boolean): void {
+    this.pressureOn = active;
+    void this.api?.pressure(active);
+  }
+
+  /** The broker hit a lock error: ingestion cools down for 5 s. */
+  lockError(): void {
+    void this.api?.lockError();
+  }
+
+  async status(): Promise<HistoryStatus> {
+    if (this.disabled) return disabledStatus();
+    if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
+    return unwrap(this.api.status());
+  }
+
+  /** For mode `once`: resolves when no work remains. */
+  async finished(): Promise<OnceSummary> {
+    if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
+    return unwrap(this.api.finished());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.restartTimer !== null) clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    const api = this.api;
+    if (worker === null || api === null) return;
+    try {
+      await unwrap(api.stop());
+    } finally {
+      this.worker = null;
+      this.api = null;
+      await worker.terminate();
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// Where a chunk ends. Invariants, for a read of at most LIMITS.chunkBytes
+// starting at the source cursor:
+// - a chunk that contains a newline ends right after its last newline;
+// - a chunk without one (a line longer than a chunk) ends on a UTF-8
+//   character boundary, never inside a multi-byte sequence;
+// - an unfinished last line at end of file is taken only once the file has
+//   settled (it may be a write in progress), and then whole, even if it ends
+//   inside a UTF-8 sequence: those are the file's bytes.
+
+/** Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence. */
+export function utf8Boundary(bytes: Uint8Array): number {
+  const n = bytes.length;
+  // Walk back over at most 3 continuation bytes to the start of the last sequence.
+  let i = n - 1;
+  let back = 0;
+  while (i >= 0 && back < 3 && ((bytes[i] as number) & 0xc0) === 0x80) {
+    i--;
+    back++;
+  }
+  if (i < 0) return n;
+  const lead = bytes[i] as number;
+  let need: number;
+  if (lead < 0x80) need = 1;
+  else if ((lead & 0xe0) === 0xc0) need = 2;
+  else if ((lead & 0xf0) === 0xe0) need = 3;
+  else if ((lead & 0xf8) === 0xf0) need = 4;
+  else return n; // invalid lead byte: nothing to protect
+  return n - i >= need ? n : i === 0 ? n : i;
+}
+
+export interface CutInput {
+  /** Bytes read at the cursor (at most one chunk). */
+  readonly bytes: Uint8Array;
+  /** The read reached the end of the file. */
+  readonly atEof: boolean;
+  /** The file has not changed for LIMITS.settleMs (or the caller does not wait). */
+  readonly settled: boolean;
+}
+
+/** How many of the bytes form the next chunk; 0 means wait for more. */
+export function cutChunk({ bytes, atEof, settled }: CutInput): number {
+  if (bytes.length === 0) return 0;
+  const lastNewline = bytes.lastIndexOf(10);
+  if (lastNewline !== -1) return lastNewline + 1;
+  if (!atEof) return utf8Boundary(bytes);
+  return settled ? bytes.length : 0;
+}

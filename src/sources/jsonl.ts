@@ -1,0 +1,128 @@
+// Splitting a JSONL chunk into segments (lines and line fragments) and
+// decoding each through a format's LineDecoder. Pure: bytes in, segments out.
+//
+// A chunk is cut after its last newline by the reader, so it holds whole
+// lines, except that (a) its first segment may continue a line that began in
+// an earlier chunk (task.startsMidLine) and (b) its last segment may begin a
+// line that continues past the chunk (a line longer than a chunk, or the
+// unfinished last line of a file). Such fragments cannot be parsed as JSON;
+// their bytes are indexed as text, with escapes decoded, so the tail of a
+// 100 MB line stays findable.
+
+import type { ChunkContext, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
+import { fragmentText } from '../text/extract.ts';
+
+export interface DecodedLine {
+  /** Conversation id, or null for the file's own conversation. */
+  readonly route: string | null;
+  readonly text: string;
+  readonly at: number | null;
+  readonly cwd: string | null;
+  /** The file's own native parent (only honoured on the file's first line). */
+  readonly parent: string | null;
+  readonly links: readonly ParentLink[];
+}
+
+export interface LineDecoder {
+  /** Decode one complete, parsed line. `first` is true for the file's first line. */
+  decode(record: unknown, ctx: ChunkContext, first: boolean): DecodedLine;
+  /** Route a line that cannot be parsed, from the head of its text. */
+  routeFragment(head: string, ctx: ChunkContext): string | null;
+}
+
+/** How much of an unparseable line is searched for routing keys. */
+const ROUTING_HEAD = 8192;
+const ROUTING_TAIL = 2048;
+const TIMESTAMP = /"timestamp"\s*:\s*"([^"]{10,40})"/;
+
+export function timestampFrom(text: string): number | null {
+  const match = TIMESTAMP.exec(text);
+  if (match === null) return null;
+  const ms = Date.parse(match[1] as string);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+export function parseTimestamp(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const ms = Date.parse(value);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseResult {
+  const bytes = task.bytes;
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const segments: Segment[] = [];
+  const links: ParentLink[] = [];
+  let cwd: string | null = null;
+  let parent: string | null = null;
+  let malformed = 0;
+  let pos = 0;
+
+  while (pos < buf.length) {
+    const newline = buf.indexOf(10, pos);
+    const complete = newline !== -1;
+    const end = complete ? newline + 1 : buf.length;
+    const line = buf.toString('utf8', pos, complete ? newline : end);
+    const offset = task.offset + pos;
+    const continuation = pos === 0 && task.startsMidLine;
+
+    let route: string | null = null;
+    let text: string;
+    let at: number | null = null;
+    if (continuation) {
+      // The rest of a line that began in an earlier chunk.
+      text = fragmentText(task.carry + line);
+      if (complete) at = timestampFrom(line.slice(-ROUTING_TAIL));
+    } else {
+      let decoded: DecodedLine | null = null;
+      if (complete) {
+        try {
+          decoded = decoder.decode(JSON.parse(line), task.context, offset === 0);
+        } catch {
+          malformed++;
+        }
+      }
+      if (decoded !== null) {
+        route = decoded.route;
+        text = decoded.text;
+        at = decoded.at;
+        if (cwd === null) cwd = decoded.cwd;
+        if (offset === 0 && decoded.parent !== null) parent = decoded.parent;
+        links.push(...decoded.links);
+      } else {
+        // A malformed line, or the head of a line that continues past this chunk.
+        const head = line.slice(0, ROUTING_HEAD);
+        route = decoder.routeFragment(head, task.context);
+        text = fragmentText(line);
+        at = timestampFrom(head);
+      }
+    }
+    segments.push({ offset, length: end - pos, continuation, route, text, at, complete });
+    pos = end;
+  }
+
+  return { bytes, segments, hints: { cwd, parent, links, malformed } };
+}
+
+const NO_HINTS = { cwd: null, parent: null, links: [], malformed: 0 } as const;
+
+/** A plain-text chunk (persisted tool output): one segment of the file's conversation. */
+export function parseTextChunk(task: ParseTask): ParseResult {
+  const buf = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength);
+  if (buf.length === 0) return { bytes: task.bytes, segments: [], hints: NO_HINTS };
+  const segment: Segment = {
+    offset: task.offset,
+    length: buf.length,
+    continuation: false,
+    route: null,
+    text: task.carry + buf.toString('utf8'),
+    at: null,
+    complete: buf[buf.length - 1] === 10,
+  };
+  return { bytes: task.bytes, segments: [segment], hints: NO_HINTS };
+}
+
+/** Bytes retained but not indexed. */
+export function parseOpaqueChunk(task: ParseTask): ParseResult {
+  return { bytes: task.bytes, segments: [], hints: NO_HINTS };
+}

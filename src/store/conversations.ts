@@ -1,0 +1,80 @@
+// Conversation rows, as the writer sees them: created on first sight,
+// refined as bytes reveal their project and native parent. The rows are
+// metadata (not retained bytes): project and parent may be corrected, the
+// id, agent and session never change.
+
+import type { Agent, Kind } from '../../protocols/records.ts';
+import type { ConversationSeed } from '../sources/source-module.ts';
+import type { Db } from './open.ts';
+
+export interface ConversationRow {
+  readonly rowid: number;
+  readonly id: string;
+  readonly agent: Agent;
+  readonly session: string;
+  parent: string | null;
+  project: string;
+  job: string | null;
+  readonly kind: Kind;
+}
+
+/** Writer-side cache over `conversations`; every method runs inside the caller's transaction. */
+export class ConversationIndex {
+  private readonly cache = new Map<string, ConversationRow>();
+  private readonly select;
+  private readonly insert;
+  private readonly updateParent;
+  private readonly updateProject;
+  private readonly insertProject;
+
+  constructor(db: Db) {
+    this.select = db.prepare('SELECT rowid, id, agent, session, parent, project, job, kind FROM conversations WHERE id = ?');
+    this.insert = db.prepare(
+      'INSERT OR IGNORE INTO conversations (id, agent, session, parent, project, job, kind) VALUES (?, ?, ?, ?, ?, NULL, ?)',
+    );
+    this.updateParent = db.prepare('UPDATE conversations SET parent = ? WHERE id = ?');
+    this.updateProject = db.prepare("UPDATE conversations SET project = ? WHERE id = ? AND project = ''");
+    this.insertProject = db.prepare('INSERT OR IGNORE INTO conversation_projects (project) VALUES (?)');
+  }
+
+  get(id: string): ConversationRow | undefined {
+    let row = this.cache.get(id);
+    if (row === undefined) {
+      row = this.select.get(id) as ConversationRow | undefined;
+      if (row !== undefined) this.cache.set(id, row);
+    }
+    return row;
+  }
+
+  /** The row for `seed.id`, inserting it if absent (an existing row is not changed). */
+  ensure(seed: ConversationSeed, project = ''): ConversationRow {
+    const existing = this.get(seed.id);
+    if (existing !== undefined) return existing;
+    this.insert.run(seed.id, seed.agent, seed.session, seed.parent, project, seed.kind);
+    if (project !== '') this.insertProject.run(project);
+    const row = this.get(seed.id);
+    if (row === undefined) throw new Error(`conversation ${seed.id} was not created`);
+    return row;
+  }
+
+  setParent(id: string, parent: string): void {
+    const row = this.get(id);
+    if (row === undefined || row.parent === parent || id === parent) return;
+    this.updateParent.run(parent, id);
+    row.parent = parent;
+  }
+
+  /** Set the project of a conversation that has none yet. */
+  setProject(id: string, project: string): void {
+    const row = this.get(id);
+    if (row === undefined || row.project !== '' || project === '') return;
+    this.updateProject.run(project, id);
+    this.insertProject.run(project);
+    row.project = project;
+  }
+
+  /** Forget cached rows (after a rolled-back transaction). */
+  clear(): void {
+    this.cache.clear();
+  }
+}

@@ -1,0 +1,113 @@
+// Opening history.db: the writer connection (one per home, held by the
+// history actor under the writer lock) and read-only connections (search,
+// conversation pages, CLI, MCP).
+
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { HistoryError } from '../../protocols/errors.ts';
+import { fold } from '../text/fold.ts';
+import { SCHEMA_VERSION, schemaSql } from './schema.ts';
+
+export type Db = Database.Database;
+
+export const WRITER_BUSY_TIMEOUT_MS = 3000;
+export const READER_BUSY_TIMEOUT_MS = 1000;
+
+/** FTS5 can be switched off to exercise the literal fallback (tests, broken builds). */
+export function ftsWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  const v = env.AGENT_BRIDGE_HISTORY_FTS;
+  return !(v === '0' || v === 'false' || v === 'off');
+}
+
+let ftsProbe: boolean | undefined;
+/** Whether this SQLite build can create an fts5 table (probed once, in memory). */
+export function ftsAvailable(): boolean {
+  if (ftsProbe === undefined) {
+    const probe = new Database(':memory:');
+    try {
+      probe.exec("CREATE VIRTUAL TABLE probe USING fts5(body, tokenize='unicode61')");
+      ftsProbe = true;
+    } catch {
+      ftsProbe = false;
+    } finally {
+      probe.close();
+    }
+  }
+  return ftsProbe;
+}
+
+function registerFunctions(db: Db): void {
+  db.function('fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fold(text) : null));
+}
+
+function assertVersion(db: Db, path: string): number {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > SCHEMA_VERSION) {
+    throw new HistoryError(
+      'SCHEMA_TOO_NEW',
+      `unsupported history store version: ${version} (this build understands ${SCHEMA_VERSION}); ${path} was written by a newer agent-bridge and is left untouched`,
+      { path },
+    );
+  }
+  return version;
+}
+
+export interface WriterOptions {
+  /** Create the FTS table (default: when available and not switched off). */
+  readonly fts?: boolean;
+}
+
+/**
+ * Open (creating if needed) the writable store. The caller must hold the
+ * writer lock: schema creation and every later write assume a single writer.
+ */
+export function openWriter(path: string, options: WriterOptions = {}): Db {
+  const db = new Database(path);
+  try {
+    db.pragma(`busy_timeout = ${WRITER_BUSY_TIMEOUT_MS}`);
+    assertVersion(db, path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('temp_store = MEMORY');
+    db.pragma('cache_size = -32768');
+    registerFunctions(db);
+    const create = db.transaction(() => {
+      if (assertVersion(db, path) === SCHEMA_VERSION) return;
+      const fts = options.fts ?? (ftsWanted() && ftsAvailable());
+      db.exec(schemaSql({ fts }));
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    });
+    create.immediate();
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
+ * Open the store read-only. Returns null when there is no store yet. Readers
+ * never create, migrate or checkpoint anything.
+ */
+export function openReader(path: string): Db | null {
+  if (!existsSync(path)) return null;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma(`busy_timeout = ${READER_BUSY_TIMEOUT_MS}`);
+    db.pragma('query_only = ON');
+    const version = assertVersion(db, path);
+    if (version !== SCHEMA_VERSION) {
+      db.close();
+      return null;
+    }
+    registerFunctions(db);
+    return db;
+  } catch (error) {
+    if (db.open) db.close();
+    throw error;
+  }
+}
+
+export function hasTable(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')").get(name) !== undefined;
+}

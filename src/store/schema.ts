@@ -1,0 +1,221 @@
+// history.db schema version 1.
+//
+// The 14 legacy tables are declared exactly as agent-bridge 0.29.x declared
+// them in bridge.db (docs/legacy-bridge-layout.md §4): the split migration
+// copies their rows with rowids and verifies them by row hash, so a column,
+// type or constraint that differs here would make a faithful copy impossible.
+// Our own additions are separate tables and indexes, never new columns.
+
+export const SCHEMA_VERSION = 1;
+
+/** The legacy history/conversation tables, in the order the migration copies them. */
+export const LEGACY_TABLES = [
+  'history_documents',
+  'history_cursors',
+  'history_files',
+  'history_tags',
+  'history_sessions',
+  'history_pending',
+  'conversations',
+  'conversation_sources',
+  'conversation_records',
+  'conversation_parts',
+  'conversation_projects',
+  'conversation_memberships',
+  'conversation_bindings',
+  'conversation_envelopes',
+] as const;
+
+export type LegacyTable = (typeof LEGACY_TABLES)[number];
+
+const HISTORY_TABLES_SQL = `
+CREATE TABLE history_documents (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  folded TEXT NOT NULL,
+  link TEXT NOT NULL,
+  message TEXT,
+  job TEXT,
+  run TEXT,
+  session TEXT,
+  cursor TEXT
+);
+CREATE INDEX idx_history_time ON history_documents(at);
+CREATE INDEX idx_history_session ON history_documents(session);
+CREATE INDEX idx_history_job ON history_documents(job);
+CREATE TABLE history_cursors (
+  source TEXT PRIMARY KEY,
+  cursor TEXT NOT NULL
+);
+CREATE TABLE history_files (
+  path TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  session TEXT,
+  cwd TEXT NOT NULL,
+  child TEXT,
+  checked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE history_tags (
+  id TEXT NOT NULL,
+  type TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY(id, type, value)
+);
+CREATE INDEX idx_history_tags ON history_tags(type, value, id);
+CREATE TABLE history_sessions (
+  alias TEXT PRIMARY KEY,
+  session TEXT NOT NULL,
+  job TEXT
+);
+CREATE INDEX idx_history_sessions ON history_sessions(session, job);
+CREATE TABLE history_pending (
+  id TEXT NOT NULL,
+  body TEXT NOT NULL,
+  from_agent TEXT NOT NULL,
+  from_name TEXT NOT NULL,
+  from_id TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  to_target TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY(id, recipient)
+);
+`;
+
+/** External-content FTS5 over history_documents.body, kept in step by triggers. */
+const FTS_SQL = `
+CREATE VIRTUAL TABLE history_fts USING fts5(body, content='history_documents', content_rowid='rowid', tokenize='unicode61');
+CREATE TRIGGER history_insert AFTER INSERT ON history_documents BEGIN
+  INSERT INTO history_fts(rowid, body) VALUES (new.rowid, new.body);
+END;
+CREATE TRIGGER history_delete AFTER DELETE ON history_documents BEGIN
+  INSERT INTO history_fts(history_fts, rowid, body) VALUES ('delete', old.rowid, old.body);
+END;
+CREATE TRIGGER history_update AFTER UPDATE ON history_documents BEGIN
+  INSERT INTO history_fts(history_fts, rowid, body) VALUES ('delete', old.rowid, old.body);
+  INSERT INTO history_fts(rowid, body) VALUES (new.rowid, new.body);
+END;
+`;
+
+const CONVERSATION_TABLES_SQL = `
+CREATE TABLE conversations (
+  id TEXT PRIMARY KEY,
+  agent TEXT NOT NULL,
+  session TEXT NOT NULL,
+  parent TEXT,
+  project TEXT NOT NULL DEFAULT '',
+  job TEXT,
+  kind TEXT NOT NULL DEFAULT 'transcript'
+);
+CREATE INDEX idx_conversations_project ON conversations(project);
+CREATE INDEX idx_conversations_parent ON conversations(parent);
+CREATE TABLE conversation_sources (
+  id TEXT PRIMARY KEY,
+  path TEXT NOT NULL,
+  conversation TEXT NOT NULL,
+  format TEXT NOT NULL,
+  generation INTEGER NOT NULL DEFAULT 0,
+  offset INTEGER NOT NULL DEFAULT 0,
+  identity TEXT NOT NULL DEFAULT '',
+  anchor TEXT NOT NULL DEFAULT '',
+  checked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE conversation_records (
+  id INTEGER PRIMARY KEY,
+  source TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  conversation TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  raw BLOB NOT NULL,
+  body TEXT NOT NULL,
+  part TEXT,
+  UNIQUE(source, generation, offset)
+);
+CREATE INDEX idx_conversation_records ON conversation_records(conversation, id);
+CREATE INDEX idx_conversation_parts ON conversation_records(part);
+CREATE TRIGGER conversation_records_no_delete BEFORE DELETE ON conversation_records BEGIN
+  SELECT RAISE(ABORT, 'conversation records are append-only');
+END;
+CREATE TRIGGER conversation_records_no_update BEFORE UPDATE ON conversation_records BEGIN
+  SELECT RAISE(ABORT, 'conversation records are append-only');
+END;
+CREATE TABLE conversation_parts (
+  source TEXT NOT NULL,
+  part TEXT NOT NULL,
+  revision TEXT NOT NULL,
+  offset INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(source, part)
+);
+CREATE TABLE conversation_projects (
+  project TEXT PRIMARY KEY,
+  checked INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE conversation_memberships (
+  project TEXT NOT NULL,
+  conversation TEXT NOT NULL,
+  PRIMARY KEY(project, conversation)
+);
+CREATE TABLE conversation_bindings (
+  session TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  cwd TEXT NOT NULL,
+  job TEXT,
+  pending INTEGER NOT NULL DEFAULT 1,
+  PRIMARY KEY(session, agent)
+);
+CREATE TABLE conversation_envelopes (
+  id INTEGER PRIMARY KEY,
+  message TEXT NOT NULL,
+  recipient TEXT NOT NULL,
+  UNIQUE(message, recipient)
+);
+`;
+
+/** Migration bookkeeping (history.db only; see reference-implementation.md §4). */
+const MIGRATION_TABLES_SQL = `
+CREATE TABLE history_migration (
+  version INTEGER PRIMARY KEY,
+  snapshot TEXT,
+  status TEXT NOT NULL,
+  manifest TEXT
+);
+CREATE TABLE history_legacy_tail (
+  source_id INTEGER PRIMARY KEY,
+  target_id INTEGER NOT NULL
+);
+`;
+
+/**
+ * Our own tables (not part of the legacy set, never migrated from bridge.db).
+ *
+ * history_document_refs: for every document we derive from a retained record,
+ * the record and the conversation it belongs to (by conversations.rowid). It
+ * lets search filter by project, session ancestry and job without a tag row
+ * per document; `line` is the source offset where the document's line starts,
+ * so the fragments of one oversized line can be told apart from separate
+ * lines. Derived data: a reindex clears and rebuilds it.
+ */
+const OWN_TABLES_SQL = `
+CREATE TABLE history_document_refs (
+  doc INTEGER PRIMARY KEY,
+  record INTEGER NOT NULL,
+  conversation INTEGER NOT NULL,
+  line INTEGER NOT NULL
+);
+CREATE INDEX idx_history_document_refs_conversation ON history_document_refs(conversation, doc);
+CREATE INDEX idx_conversation_sources_path ON conversation_sources(path);
+CREATE INDEX idx_conversation_sources_identity ON conversation_sources(identity);
+`;
+
+export interface SchemaParts {
+  readonly fts: boolean;
+}
+
+/** The full DDL of a fresh version-1 store. */
+export function schemaSql(parts: SchemaParts): string {
+  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL].join('\n');
+}

@@ -1,0 +1,154 @@
+// File source rows: `conversation_sources` (the legacy columns: generation,
+// offset, identity, anchor) plus our cursor facts in `history_cursors` under
+// `source:<id>` (head digest, last size and mtime, and the routing of a line
+// that continues past the cursor). Both are written in the same transaction
+// as the records they describe, so a cursor never runs ahead of its bytes.
+
+import type { LineFormat } from '../../protocols/records.ts';
+import type { CursorFacts } from '../sources/identity.ts';
+import type { SourcePlan } from '../sources/source-module.ts';
+import type { Db } from './open.ts';
+
+export interface SourceCursor extends CursorFacts {
+  readonly generation: number;
+  /** Route of the line that continues past `offset`; null: the file's conversation. */
+  readonly route: string | null;
+  /** Offset where that continuing line started. */
+  readonly lineStart: number;
+  /** Time of the last captured line, for fragments that carry none. */
+  readonly at: number | null;
+}
+
+export interface StoredSource {
+  readonly id: string;
+  readonly path: string;
+  readonly conversation: string;
+  readonly format: string;
+  readonly checked: number;
+  readonly cursor: SourceCursor;
+}
+
+export const EMPTY_CURSOR: SourceCursor = {
+  generation: 0,
+  offset: 0,
+  identity: '',
+  anchor: '',
+  head: '',
+  size: -1,
+  mtimeMs: -1,
+  route: null,
+  lineStart: 0,
+  at: null,
+};
+
+const CURSOR_PREFIX = 'source:';
+
+interface CursorExtra {
+  head?: string;
+  size?: number;
+  mtimeMs?: number;
+  route?: string | null;
+  lineStart?: number;
+  at?: number | null;
+}
+
+interface SourceRow {
+  id: string;
+  path: string;
+  conversation: string;
+  format: string;
+  generation: number;
+  offset: number;
+  identity: string;
+  anchor: string;
+  checked: number;
+  extra: string | null;
+}
+
+function toStored(row: SourceRow): StoredSource {
+  let extra: CursorExtra = {};
+  if (row.extra !== null) {
+    try {
+      extra = JSON.parse(row.extra) as CursorExtra;
+    } catch {
+      extra = {};
+    }
+  }
+  return {
+    id: row.id,
+    path: row.path,
+    conversation: row.conversation,
+    format: row.format,
+    checked: row.checked,
+    cursor: {
+      generation: row.generation,
+      offset: row.offset,
+      identity: row.identity,
+      anchor: row.anchor,
+      head: extra.head ?? '',
+      size: extra.size ?? -1,
+      mtimeMs: extra.mtimeMs ?? -1,
+      route: extra.route ?? null,
+      lineStart: extra.lineStart ?? row.offset,
+      at: extra.at ?? null,
+    },
+  };
+}
+
+const SELECT_SOURCES = `
+  SELECT s.id, s.path, s.conversation, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra
+  FROM conversation_sources s LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id`;
+
+/** Every file source (rows of other formats included; callers filter). */
+export function loadSources(db: Db): StoredSource[] {
+  return (db.prepare(SELECT_SOURCES).all() as SourceRow[]).map(toStored);
+}
+
+export function loadSource(db: Db, id: string): StoredSource | undefined {
+  const row = db.prepare(`${SELECT_SOURCES} WHERE s.id = ?`).get(id) as SourceRow | undefined;
+  return row === undefined ? undefined : toStored(row);
+}
+
+/** Writer-side statements over source rows; run inside the caller's transaction. */
+export class SourceRows {
+  private readonly insert;
+  private readonly updatePath;
+  private readonly updateCursor;
+  private readonly upsertExtra;
+
+  constructor(db: Db) {
+    this.insert = db.prepare(
+      "INSERT OR IGNORE INTO conversation_sources (id, path, conversation, format, generation, offset, identity, anchor, checked) VALUES (?, ?, ?, ?, 0, 0, '', '', 0)",
+    );
+    this.updatePath = db.prepare('UPDATE conversation_sources SET path = ? WHERE id = ?');
+    this.updateCursor = db.prepare(
+      'UPDATE conversation_sources SET generation = ?, offset = ?, identity = ?, anchor = ?, checked = checked + 1 WHERE id = ?',
+    );
+    this.upsertExtra = db.prepare(
+      'INSERT INTO history_cursors (source, cursor) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor',
+    );
+  }
+
+  /** Returns true when the row is new. */
+  register(plan: SourcePlan): boolean {
+    return this.insert.run(plan.id, plan.path, plan.conversation.id, plan.format satisfies LineFormat).changes > 0;
+  }
+
+  /** The file moved (same identity, new path): keep capturing it as the same source. */
+  move(id: string, path: string): void {
+    this.updatePath.run(path, id);
+  }
+
+  saveCursor(id: string, cursor: SourceCursor): void {
+    this.updateCursor.run(cursor.generation, cursor.offset, cursor.identity, cursor.anchor, id);
+    const extra: CursorExtra = {
+      head: cursor.head,
+      size: cursor.size,
+      mtimeMs: cursor.mtimeMs,
+      route: cursor.route,
+      lineStart: cursor.lineStart,
+      at: cursor.at,
+    };
+    this.upsertExtra.run(CURSOR_PREFIX + id, JSON.stringify(extra));
+  }
+}
