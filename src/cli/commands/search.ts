@@ -3,7 +3,7 @@
 import { AGENTS, KINDS } from '../../../protocols/records.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { canonicalProject } from '../../project/canonical.ts';
-import { openReader } from '../../store/open.ts';
+import { openReadStore } from '../../store/read-path.ts';
 import { queryTerms, search as runSearch } from '../../store/search.ts';
 import { UsageError, choiceFlag, intFlag, parse } from '../args.ts';
 import { formatTime, highlight, printJson } from '../output.ts';
@@ -27,7 +27,7 @@ export async function search(argv: readonly string[]): Promise<number> {
   const kind = choiceFlag(flags.kind, 'kind', KINDS);
   const limit = intFlag(flags.limit, 'limit', { min: 1, max: 50 }) ?? 10;
   const project = flags.project === undefined ? undefined : await canonicalProject(flags.project);
-  const db = openReader(resolvePaths().historyDb);
+  const { db } = openReadStore(resolvePaths());
   const result =
     db === null
       ? { engine: 'fts5' as const, hits: [], truncated: false }
