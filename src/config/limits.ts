@@ -34,6 +34,20 @@ export interface Limits {
   readonly settleMs: number;
   /** Watch events remembered before falling back to polling only. */
   readonly watchDirtyMax: number;
+  /** Legacy migration chunk: at most this many rows ... */
+  readonly migrationChunkRows: number;
+  /** ... this many payload bytes (a single row may exceed) ... */
+  readonly migrationChunkBytes: number;
+  /** ... and this much elapsed reading time (at least one row). */
+  readonly migrationChunkMs: number;
+  /** Migration payload IO pace (reads, writes and chunk checks counted); config/env may change it. */
+  readonly migrationIoBytesPerSecond: number;
+  /** Pressure this long while the bridge.db read view is pinned releases the view. */
+  readonly migrationReleaseAfterMs: number;
+  /** How often a paused migration looks at the pressure again. */
+  readonly migrationPausePollMs: number;
+  /** Legacy tail replay cadence once the migration is verified (serve mode). */
+  readonly migrationTailIntervalMs: number;
 }
 
 export const LIMITS: Limits = {
@@ -53,7 +67,17 @@ export const LIMITS: Limits = {
   headerCacheEntries: 2048,
   settleMs: 2000,
   watchDirtyMax: 2048,
+  migrationChunkRows: 32,
+  migrationChunkBytes: 512 * 1024,
+  migrationChunkMs: 50,
+  migrationIoBytesPerSecond: 8 * 1024 * 1024,
+  migrationReleaseAfterMs: 2000,
+  migrationPausePollMs: 100,
+  migrationTailIntervalMs: 2000,
 };
+
+/** Accepted migration IO paces (config and environment), bytes per second. */
+export const MIGRATION_IO_RANGE = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const;
 
 /** `spec` keeps the cadence above; `max` keeps every cap but drops the waits. */
 export type Pace = 'spec' | 'max';

@@ -8,6 +8,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { HistoryError } from '../../protocols/errors.ts';
+import { MIGRATION_IO_RANGE } from './limits.ts';
 
 export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env.AGENT_BRIDGE_HISTORY_INGEST?.trim().toLowerCase();
@@ -18,15 +19,22 @@ const ConfigSchema = z.looseObject({
   history: z
     .looseObject({
       ingest: z.boolean().optional(),
+      migration: z
+        .looseObject({
+          ioBytesPerSecond: z.number().int().min(MIGRATION_IO_RANGE.min).max(MIGRATION_IO_RANGE.max).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
 
 export interface HistorySettings {
   readonly ingest: boolean;
+  /** history.migration.ioBytesPerSecond; null = the default pace. */
+  readonly migrationIoBytesPerSecond: number | null;
 }
 
-export const DEFAULT_SETTINGS: HistorySettings = { ingest: true };
+export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null };
 
 /** Parse config.json text; throws CONFIG_INVALID with the reason. */
 export function parseConfig(text: string, path: string): HistorySettings {
@@ -41,7 +49,7 @@ export function parseConfig(text: string, path: string): HistorySettings {
     const issue = parsed.error.issues[0];
     throw new HistoryError('CONFIG_INVALID', `${path}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`.trim(), { path });
   }
-  return { ingest: parsed.data.history?.ingest ?? true };
+  return { ingest: parsed.data.history?.ingest ?? true, migrationIoBytesPerSecond: parsed.data.history?.migration?.ioBytesPerSecond ?? null };
 }
 
 /**

@@ -1,0 +1,61 @@
+// Migration IO pacing (specification: "Migration payload IO defaults to
+// 8 MiB/s, counting reads, writes and chunk checks").
+//
+// A virtual clock: each chunk of `bytes` that started at `t` moves the
+// earliest start of the next chunk to max(due, t) + bytes / rate. Work done
+// slower than the rate never waits; work done faster waits, so the payload
+// rate over any long stretch stays at the configured rate. Because `due`
+// never runs behind a chunk's own start, time spent paused earns no credit
+// and the migration does not burst after a pause.
+
+export interface PacerClock {
+  now(): number;
+}
+
+const WINDOW_MS = 5000;
+
+export class IoPacer {
+  private due = 0;
+  private readonly recent: Array<{ at: number; bytes: number }> = [];
+  private total = 0;
+
+  constructor(
+    /** Bytes per second now; null = unpaced. Read per chunk, so a config change applies at once. */
+    private readonly rate: () => number | null,
+    private readonly clock: PacerClock = performance,
+  ) {}
+
+  get limit(): number | null {
+    return this.rate();
+  }
+
+  /** Bytes accounted since the pacer was made. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  /** Record `bytes` of payload IO by a chunk that started at `startedAt` (clock ms). */
+  account(bytes: number, startedAt: number): void {
+    const now = this.clock.now();
+    this.total += bytes;
+    this.recent.push({ at: now, bytes });
+    while (this.recent.length > 0 && (this.recent[0] as { at: number }).at < now - WINDOW_MS) this.recent.shift();
+    const rate = this.rate();
+    if (rate === null || rate <= 0) return;
+    this.due = Math.max(this.due, startedAt) + (bytes * 1000) / rate;
+  }
+
+  /** Milliseconds to wait before the next chunk may start. */
+  delayMs(): number {
+    return Math.max(0, this.due - this.clock.now());
+  }
+
+  /** Measured payload rate over the last few seconds (bytes per second). */
+  measured(): number {
+    const now = this.clock.now();
+    const live = this.recent.filter((r) => r.at >= now - WINDOW_MS);
+    if (live.length === 0) return 0;
+    const span = Math.max(1000, now - (live[0] as { at: number }).at);
+    return Math.round((live.reduce((n, r) => n + r.bytes, 0) * 1000) / span);
+  }
+}

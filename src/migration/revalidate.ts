@@ -1,0 +1,84 @@
+// Resuming the snapshot against a new consistent view of bridge.db.
+//
+// Saved chunks of a mutable table are re-read from the new view and compared
+// by digest. Unchanged: they are reused and the table's high-water mark rises
+// to the new view's (rows appended since are snapshotted too). Changed (or a
+// changed definition): the table's snapshot so far is kept in the snapshot
+// file under `retained_<table>_g<generation>` (never dropped), the
+// generation goes up and the table is snapshotted again from the new view.
+// Append-only tables (conversation_records, guarded by the legacy triggers
+// that forbid UPDATE and DELETE) cannot change below their high-water mark,
+// so their saved chunks are not re-read; only the mark rises. A legacy table
+// that vanished is a disagreement and fails closed.
+
+import { HistoryError } from '../../protocols/errors.ts';
+import type { PassContext } from './context.ts';
+import { step } from './context.ts';
+import type { LegacyTableInfo } from './legacy-tables.ts';
+import { legacyTablesIn, sameShape } from './legacy-tables.ts';
+import { addPlannedTable, plannedState, shapeOf } from './plan.ts';
+import type { TableState } from './progress-db.ts';
+import { chunkDigest } from './row-hash.ts';
+import { quoteIdent, RowReader } from './rows.ts';
+import type { SnapshotWriter } from './snapshot-files.ts';
+import type { SourceView } from './source-view.ts';
+
+export function retainedName(table: string, generation: number): string {
+  return `retained_${table}_g${generation}`;
+}
+
+/** The first saved chunk that differs in the view, described; null when all match. */
+async function changedChunk(ctx: PassContext, view: SourceView, writer: SnapshotWriter, t: TableState): Promise<string | null> {
+  const reader = new RowReader(view.db, shapeOf(t));
+  let end: bigint | null = null;
+  for (;;) {
+    const chunk = writer.progress.nextChunk(t.name, t.generation, end);
+    if (chunk === undefined) return null;
+    const verdict = await step(ctx, { kind: 'revalidate', table: t.name, pinned: true }, () => {
+      const rows = reader.range(chunk);
+      const same = rows.length === chunk.rows && chunkDigest(rows) === chunk.sha256;
+      return { rows: rows.length, bytes: chunk.bytes, same };
+    });
+    if (!verdict.same) return `rows ${chunk.after ?? 'first'}..${chunk.end} changed in bridge.db`;
+    end = chunk.end;
+  }
+}
+
+/** Keep the snapshot of `t` under a retained name and start the next generation from `now`. */
+function retainAndRestart(writer: SnapshotWriter, t: TableState, now: LegacyTableInfo, reason: string): void {
+  const retainedAs = retainedName(t.name, t.generation);
+  writer.db
+    .transaction(() => {
+      writer.db.exec(`ALTER TABLE main.${quoteIdent(t.name)} RENAME TO ${quoteIdent(retainedAs)}`);
+      writer.progress.addRetained({ name: t.name, generation: t.generation, retainedAs, rows: t.passes.snapshot.rows, reason, at: Date.now() });
+      addPlannedTable(writer, now, t.generation + 1);
+    })
+    .immediate();
+}
+
+/** Unchanged: reuse the saved chunks and snapshot rows added since (a higher high-water mark). */
+function raiseHighWater(writer: SnapshotWriter, t: TableState, now: LegacyTableInfo): void {
+  if (now.maxRowid === null || (t.upper !== null && now.maxRowid <= t.upper)) return;
+  const planned = plannedState(now, t.generation);
+  const raised: TableState = { ...t, upper: now.maxRowid, estimate: Math.max(t.passes.snapshot.rows, planned.estimate), passes: { ...t.passes, snapshot: { ...t.passes.snapshot, done: false } } };
+  writer.db.transaction(() => writer.progress.saveTable(raised)).immediate();
+}
+
+export async function revalidate(ctx: PassContext, view: SourceView, writer: SnapshotWriter): Promise<void> {
+  const present = new Map(legacyTablesIn(view.db).map((info) => [info.name, info]));
+  const saved = writer.progress.tables();
+  for (const t of saved) {
+    const now = present.get(t.name);
+    if (now === undefined) {
+      throw new HistoryError('VERIFY_FAILED', `legacy table ${t.name} disappeared from bridge.db during the migration`, { step: 'revalidate snapshot' });
+    }
+    let reason: string | null = null;
+    if (now.sql !== t.sql || !sameShape(now.columns, t.columns)) reason = 'its definition changed in bridge.db';
+    else if (!(t.appendOnly && now.appendOnly)) reason = await changedChunk(ctx, view, writer, t);
+    if (reason !== null) retainAndRestart(writer, t, now, reason);
+    else raiseHighWater(writer, t, now);
+  }
+  const known = new Set(saved.map((t) => t.name));
+  const added = [...present.values()].filter((info) => !known.has(info.name));
+  if (added.length > 0) writer.db.transaction(() => added.forEach((info) => addPlannedTable(writer, info, 0))).immediate();
+}
