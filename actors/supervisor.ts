@@ -4,40 +4,60 @@
 //   parser     piscina pool (ParserPool)
 //   discovery  walker, header cache, watch (DiscoveryActor)
 //   scheduler  the ingestion loop (Scheduler)
-//   migrator   legacy bridge.db migration: arrives with its own issue
+//   migrator   legacy bridge.db → history.db migration (MigratorActor)
 //   mirror     per-project replicas: arrives with its own issue
-// Stop is an explicit protocol: the scheduler reaches a safe point (between
-// batches), then every actor stops, even if one of them fails to.
+// The elected writer first runs the migration (start() never waits for it);
+// ingestion starts once history.db holds the verified legacy copy, and so
+// continues from the migrated source cursors. A latched migration failure
+// keeps ingestion off until `agent-bridge reindex --retry`.
+// Stop is an explicit protocol: the migrator and the scheduler reach a safe
+// point (between chunks or batches), then every actor stops, even if one of
+// them fails to.
 
 import { mkdirSync } from 'node:fs';
 import { HistoryError, serializeError, toHistoryError } from '../protocols/errors.ts';
 import type { HistoryErrorShape } from '../protocols/errors.ts';
+import type { MigrationProgress } from '../protocols/migration.ts';
 import type { HistoryStatus, OnceSummary, Phase, StartOptions } from '../protocols/service.ts';
 import { LIMITS, type Limits } from '../src/config/limits.ts';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
 import { Scheduler } from '../src/ingest/scheduler.ts';
+import { migrationRate } from '../src/migration/pace-config.ts';
+import { MigrationRunner } from '../src/migration/runner.ts';
+import { emptyProgress } from '../src/migration/status.ts';
 import { ProjectResolver } from '../src/project/canonical.ts';
+import type { Db } from '../src/store/open.ts';
 import { openWriter } from '../src/store/open.ts';
 import { writeStatusFile } from '../src/store/status-file.ts';
 import type { StoreCounts } from '../src/store/writer.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
 import { DiscoveryActor } from './discovery-actor.ts';
 import { HistoryActor } from './history-actor.ts';
+import { MigratorActor } from './migrator-actor.ts';
 import { ParserPool, parserThreads } from './parser-pool.ts';
 
 const STANDBY_RETRY_MS = 2000;
 const STATUS_EVERY_MS = 2000;
 const COUNTS_EVERY_MS = 5000;
 
-interface Running {
-  readonly lock: WriterLock;
-  readonly history: HistoryActor;
+interface Ingestion {
   readonly parser: ParserPool;
   readonly discovery: DiscoveryActor;
   readonly scheduler: Scheduler;
   readonly loop: Promise<void>;
+}
+
+interface Running {
+  readonly lock: WriterLock;
+  readonly history: HistoryActor;
+  readonly migrator: MigratorActor;
+  readonly settings: SettingsWatcher;
+  /** Built once the migration is verified. */
+  ingestion: Ingestion | null;
+  /** Migration, then ingestion: settles when both are over. */
+  readonly done: Promise<void>;
 }
 
 export class Supervisor {
@@ -54,6 +74,7 @@ export class Supervisor {
   private startedAt = 0;
   private finishedResult: Promise<OnceSummary> | null = null;
   private stopping = false;
+  private pressureOn = false;
 
   constructor(private readonly limits: Limits = LIMITS) {}
 
@@ -98,15 +119,77 @@ export class Supervisor {
   private launch(lock: WriterLock): void {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
-    let history: HistoryActor;
+    const settings = new SettingsWatcher(paths.configJson);
+    let db: Db;
+    let rate: () => number | null;
     try {
-      history = new HistoryActor(openWriter(paths.historyDb));
+      rate = migrationRate({ pace: options.pace, env: options.env, settings: () => settings.read().settings });
+      db = openWriter(paths.historyDb);
     } catch (error) {
       lock.release();
       throw error;
     }
+    // One writable connection: the history actor owns it, the migrator writes
+    // through it before ingestion starts (and for tail replays).
+    const history = new HistoryActor(db);
+    const runner = new MigrationRunner({ paths, history: db, limits: this.limits, rate, transientAttempts: options.mode === 'once' ? 3 : Infinity });
+    const migrator = new MigratorActor(runner, {
+      mode: options.mode,
+      paths,
+      history: db,
+      tailIntervalMs: this.limits.migrationTailIntervalMs,
+      retryPollMs: STANDBY_RETRY_MS,
+    });
+    if (this.pressureOn) migrator.handle({ type: 'pressure', active: true });
+    const done = migrator.handle({ type: 'run' }).then((progress) => this.afterMigration(progress));
+    this.running = { lock, history, migrator, settings, ingestion: null, done };
+    this.phase = 'migrating';
+    if (options.mode === 'once') {
+      this.finishedResult = done.then(
+        async () => {
+          const summary = this.summary();
+          await this.stop();
+          return summary;
+        },
+        async (error: unknown) => {
+          this.fatal = serializeError(error);
+          await this.stop();
+          throw toHistoryError(error);
+        },
+      );
+      this.finishedResult.catch(() => undefined);
+    } else {
+      done.catch((error: unknown) => {
+        this.fatal = serializeError(error);
+        this.phase = 'failed';
+      });
+    }
+  }
+
+  /** Start ingestion on a verified store; a latched failure (once mode) ends the run with its error. */
+  private afterMigration(progress: MigrationProgress): Promise<void> {
+    const running = this.running;
+    if (running === null || this.stopping) return Promise.resolve();
+    if (progress.phase !== 'verified') {
+      if (progress.phase !== 'failed') return Promise.resolve(); // stopped
+      const cause = progress.error?.message ?? 'unknown error';
+      throw new HistoryError('VERIFY_FAILED', `the legacy history migration failed and stays failed until \`agent-bridge reindex --retry\`: ${cause}`, {
+        step: 'migrate legacy history',
+      });
+    }
+    const ingestion = this.startIngestion(running);
+    running.ingestion = ingestion;
+    this.counts = running.history.handle({ type: 'counts' });
+    this.countsAt = Date.now();
+    this.phase = 'ingesting';
+    return ingestion.loop;
+  }
+
+  private startIngestion(running: Running): Ingestion {
+    const options = this.options as StartOptions;
+    const paths = this.paths as HistoryPaths;
+    const { history, settings } = running;
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
-    const settings = new SettingsWatcher(paths.configJson);
     const projects = new ProjectResolver();
     let scheduler: Scheduler | null = null;
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
@@ -123,32 +206,9 @@ export class Supervisor {
       },
       { limits: this.limits, pace: options.pace, mode: options.mode },
     );
-    this.counts = history.handle({ type: 'counts' });
-    this.countsAt = Date.now();
+    if (this.pressureOn) scheduler.setPressure(true);
     if (options.mode === 'serve') discovery.watch();
-    const loop = scheduler.run();
-    this.running = { lock, history, parser, discovery, scheduler, loop };
-    this.phase = 'ingesting';
-    if (options.mode === 'once') {
-      this.finishedResult = loop.then(
-        async () => {
-          const summary = this.summary();
-          await this.stop();
-          return summary;
-        },
-        async (error: unknown) => {
-          this.fatal = serializeError(error);
-          await this.stop();
-          throw toHistoryError(error);
-        },
-      );
-      this.finishedResult.catch(() => undefined);
-    } else {
-      loop.catch((error: unknown) => {
-        this.fatal = serializeError(error);
-        this.phase = 'failed';
-      });
-    }
+    return { parser, discovery, scheduler, loop: scheduler.run() };
   }
 
   finished(): Promise<OnceSummary> {
@@ -157,15 +217,17 @@ export class Supervisor {
   }
 
   pressure(active: boolean): void {
-    this.running?.scheduler.setPressure(active);
+    this.pressureOn = active;
+    this.running?.migrator.handle({ type: 'pressure', active });
+    this.running?.ingestion?.scheduler.setPressure(active);
   }
 
   lockError(): void {
-    this.running?.scheduler.lockError();
+    this.running?.ingestion?.scheduler.lockError();
   }
 
   private summary(): OnceSummary {
-    const totals = this.running?.scheduler.totals;
+    const totals = this.running?.ingestion?.scheduler.totals;
     return {
       batches: totals?.batches ?? 0,
       records: totals?.records ?? 0,
@@ -176,10 +238,19 @@ export class Supervisor {
     };
   }
 
+  private migrationStatus(): MigrationProgress {
+    const running = this.running;
+    if (running === null) return emptyProgress('starting');
+    const progress = running.migrator.handle({ type: 'progress' });
+    const tailError = running.migrator.tailError;
+    return tailError !== null && progress.error === null ? { ...progress, error: tailError } : progress;
+  }
+
   status(): HistoryStatus {
     const running = this.running;
-    const scheduler = running?.scheduler;
-    if (running !== null && scheduler !== undefined && Date.now() - this.countsAt > COUNTS_EVERY_MS && running.history !== null) {
+    const scheduler = running?.ingestion?.scheduler;
+    // Counts scan history.db; not while the migration is still filling it.
+    if (running !== null && scheduler !== undefined && Date.now() - this.countsAt > COUNTS_EVERY_MS) {
       try {
         this.counts = running.history.handle({ type: 'counts' });
         this.countsAt = Date.now();
@@ -187,7 +258,9 @@ export class Supervisor {
         // counts are informative; a busy store keeps the last ones
       }
     }
-    const phase: Phase = this.phase === 'ingesting' && scheduler !== undefined ? (scheduler.phase === 'starting' ? 'starting' : scheduler.phase) : this.phase;
+    const migration = this.migrationStatus();
+    let phase: Phase = this.phase === 'ingesting' && scheduler !== undefined ? (scheduler.phase === 'starting' ? 'starting' : scheduler.phase) : this.phase;
+    if (phase === 'migrating' && migration.phase === 'failed') phase = 'failed';
     return {
       phase,
       pausedBy: scheduler?.pauseReasons() ?? [],
@@ -197,12 +270,12 @@ export class Supervisor {
       counts: this.counts,
       backlog: { sources: scheduler?.pendingCount() ?? 0, bytes: scheduler?.backlogBytes() ?? 0 },
       discovery: {
-        passes: running?.discovery.passes ?? 0,
+        passes: running?.ingestion?.discovery.passes ?? 0,
         running: phase === 'ingesting' || phase === 'starting',
         lastPassAt: scheduler?.lastPassAt ?? null,
-        refusedLinks: running?.discovery.refusedLinks ?? 0,
+        refusedLinks: running?.ingestion?.discovery.refusedLinks ?? 0,
       },
-      watch: running?.discovery.watchState ?? { state: 'off', problem: null },
+      watch: running?.ingestion?.discovery.watchState ?? { state: 'off', problem: null },
       batches: {
         committed: scheduler?.totals.batches ?? 0,
         lastMs: scheduler?.latency.last ?? 0,
@@ -211,8 +284,8 @@ export class Supervisor {
       },
       malformedLines: scheduler?.totals.malformed ?? 0,
       problems: scheduler?.problems() ?? [],
-      lastError: this.fatal ?? scheduler?.lastError ?? null,
-      migration: { phase: 'not-started', detail: 'the legacy bridge.db migration actor is not part of this build' },
+      lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),
+      migration,
       mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
       updatedAt: Date.now(),
     };
@@ -237,10 +310,16 @@ export class Supervisor {
       if (this.phase !== 'disabled') this.phase = 'stopped';
       return;
     }
-    await running.scheduler.stop();
-    await running.loop.catch(() => undefined);
+    await running.migrator.stop();
+    const ingestion = running.ingestion;
+    if (ingestion !== null) await ingestion.scheduler.stop();
+    await running.done.catch(() => undefined);
     this.publishStatus();
-    const results = await Promise.allSettled([running.discovery.stop(), running.parser.stop(), running.history.stop()]);
+    const results = await Promise.allSettled([
+      ingestion?.discovery.stop(),
+      ingestion?.parser.stop(),
+      running.history.stop(),
+    ]);
     running.lock.release();
     this.running = null;
     this.phase = 'stopped';

@@ -72,8 +72,8 @@ export interface TailBatch {
 }
 
 export interface MigratorReplies {
-  run: MigrationProgress;
+  run: Promise<MigrationProgress>;
   pressure: void;
-  replayTail: TailBatch;
+  replayTail: Promise<TailBatch>;
   progress: MigrationProgress;
 }

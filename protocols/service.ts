@@ -3,6 +3,7 @@
 // result is structured-clone safe, and errors cross as HistoryErrorShape.
 
 import type { HistoryErrorShape } from './errors.ts';
+import type { MigrationProgress } from './migration.ts';
 
 export type Pace = 'spec' | 'max';
 
@@ -16,6 +17,8 @@ export interface StartOptions {
 
 export type Phase =
   | 'starting'
+  /** The elected writer migrates legacy bridge.db history first; ingestion follows. */
+  | 'migrating'
   | 'ingesting'
   | 'idle'
   | 'paused'
@@ -34,7 +37,7 @@ export interface SourceProblem {
   readonly message: string;
 }
 
-/** Placeholders for the actors that arrive in later issues (migration, mirrors). */
+/** Placeholder for the actors that arrive in later issues (mirrors). */
 export interface ChildStatus {
   readonly phase: string;
   readonly detail?: string;
@@ -60,7 +63,8 @@ export interface HistoryStatus {
   readonly malformedLines: number;
   readonly problems: readonly SourceProblem[];
   readonly lastError: HistoryErrorShape | null;
-  readonly migration: ChildStatus;
+  /** The legacy bridge.db → history.db migration (phase, percent, ETA, rows, IO rate, error). */
+  readonly migration: MigrationProgress;
   readonly mirror: ChildStatus;
   readonly updatedAt: number;
 }

@@ -187,6 +187,7 @@ export class MigrationRunner {
       return;
     }
     const failure = failureOf(row);
+    this.error = null;
     if (row?.status === 'failed') {
       this.phase = 'failed';
       this.error = failure?.error ?? { name: 'HistoryError', code: 'VERIFY_FAILED', message: 'the migration failed earlier' };

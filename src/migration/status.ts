@@ -3,14 +3,17 @@
 // from disk by `agent-bridge status` when no service runs (history.db's
 // history_migration row plus the progress database, both read-only).
 
-import type { MigrationPass, MigrationPhase, MigrationProgress } from '../../protocols/migration.ts';
+import type { MigrationPass, MigrationProgress } from '../../protocols/migration.ts';
 import { MIGRATION_PASSES } from '../../protocols/migration.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { openReader } from '../store/open.ts';
 import { failureOf, manifestOf, readMigrationRow } from './migration-row.ts';
 import type { TableState } from './progress-db.ts';
 import { ProgressStore } from './progress-db.ts';
+import { emptyProgress } from './progress-object.ts';
 import { openMigrationReader, progressPathOf } from './snapshot-files.ts';
+
+export { emptyProgress } from './progress-object.ts';
 
 export interface PassTotals {
   readonly percent: number;
@@ -28,26 +31,6 @@ export function summarize(tables: readonly TableState[], pass: MigrationPass, li
   const fraction = rowsTotal === 0 ? 0 : rowsDone / rowsTotal;
   const percent = Math.min(99.99, ((index + fraction) / MIGRATION_PASSES.length) * 100);
   return { percent: Math.round(percent * 100) / 100, rowsDone, rowsTotal };
-}
-
-export function emptyProgress(phase: MigrationPhase, extra: Partial<MigrationProgress> = {}): MigrationProgress {
-  return {
-    phase,
-    pass: null,
-    percent: phase === 'verified' ? 100 : 0,
-    etaSeconds: phase === 'verified' ? 0 : null,
-    rowsDone: 0,
-    rowsTotal: 0,
-    ioBytesPerSecond: 0,
-    ioLimitBytesPerSecond: null,
-    pausedBy: null,
-    sourceReleased: false,
-    snapshot: null,
-    error: null,
-    tail: { replayed: 0, remapped: 0, conflict: null },
-    updatedAt: Date.now(),
-    ...extra,
-  };
 }
 
 /** Progress as the files show it, for a process that does not run the migration. Null: no history.db yet. */

@@ -14,6 +14,7 @@ import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { deserializeError, HistoryError } from '../../protocols/errors.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
+import { emptyProgress } from '../migration/progress-object.ts';
 
 export interface HistoryServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -55,7 +56,7 @@ function disabledStatus(): HistoryStatus {
     malformedLines: 0,
     problems: [],
     lastError: null,
-    migration: { phase: 'not-started' },
+    migration: emptyProgress('starting'),
     mirror: { phase: 'not-started' },
     updatedAt: Date.now(),
   };

@@ -110,6 +110,16 @@ interface Row {
 const COLUMNS = `d.rowid, d.id, d.kind, d.agent, d.at, d.link, d.message, d.job, d.run, d.session, d.cursor,
   c.id AS conversation, c.project AS project`;
 const JOINS = `LEFT JOIN history_document_refs r ON r.doc = d.rowid LEFT JOIN conversations c ON c.rowid = r.conversation`;
+/**
+ * Legacy bridge.db (read until the migration is verified) has no
+ * history_document_refs, and a 0.29.10 one no conversations: the same
+ * columns, always NULL, so hits and filters mean the same on both stores.
+ */
+const NO_REFS = `LEFT JOIN (SELECT NULL AS id, NULL AS session, NULL AS project) c ON 0`;
+
+function joinsFor(db: Db): string {
+  return hasTable(db, 'history_document_refs') && hasTable(db, 'conversations') ? JOINS : NO_REFS;
+}
 
 function filterSql(filters: SearchFilters, params: unknown[]): string {
   const where: string[] = [];
@@ -163,7 +173,7 @@ function toHit(row: Row, snippet: string): SearchHit {
 function searchFts(db: Db, terms: readonly string[], q: SearchQuery): SearchHit[] {
   const params: unknown[] = [ftsExpression(terms)];
   const sql = `SELECT ${COLUMNS}, snippet(history_fts, 0, '', '', '…', 40) AS snip
-    FROM history_fts f JOIN history_documents d ON d.rowid = f.rowid ${JOINS}
+    FROM history_fts f JOIN history_documents d ON d.rowid = f.rowid ${joinsFor(db)}
     WHERE history_fts MATCH ?${filterSql(q.filters, params)}
     ORDER BY f.rank, d.at DESC LIMIT ?`;
   params.push(q.limit);
@@ -173,7 +183,7 @@ function searchFts(db: Db, terms: readonly string[], q: SearchQuery): SearchHit[
 function searchPlain(db: Db, query: string, q: SearchQuery): { hits: SearchHit[]; truncated: boolean } {
   const needles = fold(query).split(/\s+/).filter((s) => s !== '');
   const params: unknown[] = [];
-  const sql = `SELECT ${COLUMNS}, d.body, d.folded FROM history_documents d ${JOINS}
+  const sql = `SELECT ${COLUMNS}, d.body, d.folded FROM history_documents d ${joinsFor(db)}
     WHERE 1 = 1${filterSql(q.filters, params)} ORDER BY d.at DESC, d.rowid DESC`;
   const hits: SearchHit[] = [];
   const deadline = Date.now() + PLAIN_BUDGET_MS;
