@@ -70,7 +70,7 @@ async function walk(ctx: PassContext, pass: ChunkPass, progress: ProgressStore, 
 /** Read `chunk` from `reader` and check it, feeding the stream digest. */
 function readChecked(reader: RowReader, chunk: ChunkRecord, stream: Sha256State | null, where: string): void {
   const rows = reader.range(chunk);
-  checkChunk(rows, chunk, where, chunkDigest(rows, stream === null ? [] : [stream]));
+  checkChunk(rows, chunk, where, { digest: chunkDigest(rows, stream === null ? [] : [stream]) });
 }
 
 export async function snapshotVerifyPass(ctx: PassContext, progress: ProgressStore, snapshot: Db): Promise<void> {
@@ -115,7 +115,7 @@ export async function copyPass(ctx: PassContext, progress: ProgressStore, snapsh
           // whether it is the same row (a replay after a crash) or a conflict.
           ctx.history.transaction(() => {
             into.write(rows);
-            checkChunk(back.range(chunk), chunk, 'copy');
+            checkChunk(back.range(chunk), chunk, 'copy', { expected: rows });
           }).immediate();
         },
         finish: () => undefined,

@@ -60,14 +60,34 @@ export async function step<T extends StepResult>(
   return result;
 }
 
+/** The first rowid where two row lists differ (for a precise error), or null. */
+export function firstDifference(expected: readonly RawRow[], actual: readonly RawRow[]): string | null {
+  const length = Math.max(expected.length, actual.length);
+  for (let i = 0; i < length; i++) {
+    const e = expected[i];
+    const a = actual[i];
+    if (e === undefined) return `an unexpected row ${String(a?.[0])}`;
+    if (a === undefined || a[0] !== e[0]) return `row ${String(e[0])} (missing or replaced by another row)`;
+    if (chunkDigest([e]) !== chunkDigest([a])) return `row ${String(e[0])} (a different row with this key or rowid is already there)`;
+  }
+  return null;
+}
+
 /** Rows read back must be exactly the chunk that was recorded: same count, same bh-row-v1 digest. */
-export function checkChunk(rows: readonly RawRow[], chunk: Pick<ChunkRecord, 'name' | 'generation' | 'after' | 'end' | 'rows' | 'sha256'>, where: string, digest?: string): void {
-  const actual = digest ?? chunkDigest(rows);
+export function checkChunk(
+  rows: readonly RawRow[],
+  chunk: Pick<ChunkRecord, 'name' | 'generation' | 'after' | 'end' | 'rows' | 'sha256'>,
+  where: string,
+  options: { readonly digest?: string; readonly expected?: readonly RawRow[] } = {},
+): void {
+  const actual = options.digest ?? chunkDigest(rows);
   if (rows.length === chunk.rows && actual === chunk.sha256) return;
+  const first = options.expected === undefined ? null : firstDifference(options.expected, rows);
   throw new HistoryError(
     'VERIFY_FAILED',
     `${where}: ${chunk.name} (generation ${chunk.generation}) rows ${chunk.after ?? 'first'}..${chunk.end} differ from the recorded chunk ` +
-      `(${rows.length} rows, digest ${actual.slice(0, 12)}; expected ${chunk.rows} rows, digest ${chunk.sha256.slice(0, 12)})`,
+      `(${rows.length} rows, digest ${actual.slice(0, 12)}; expected ${chunk.rows} rows, digest ${chunk.sha256.slice(0, 12)})` +
+      (first === null ? '' : `; first difference at ${first}`),
     { step: where },
   );
 }

@@ -60,7 +60,7 @@ function snapshotChunk(ctx: PassContext, source: RowReader, target: { db: Db; re
   target.db
     .transaction(() => {
       target.writer.write(chunk.rows);
-      checkChunk(target.reader.range(record), record, 'snapshot');
+      checkChunk(target.reader.range(record), record, 'snapshot', { expected: chunk.rows });
       writer.progress.addChunk(record);
       writer.progress.savePass(t.name, 'snapshot', next);
     })

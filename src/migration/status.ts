@@ -7,6 +7,8 @@ import type { MigrationPass, MigrationProgress } from '../../protocols/migration
 import { MIGRATION_PASSES } from '../../protocols/migration.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { openReader } from '../store/open.ts';
+import { openLegacyReader } from '../store/read-path.ts';
+import { hasAnyLegacyTable } from './legacy-tables.ts';
 import { failureOf, manifestOf, readMigrationRow } from './migration-row.ts';
 import type { TableState } from './progress-db.ts';
 import { ProgressStore } from './progress-db.ts';
@@ -33,10 +35,19 @@ export function summarize(tables: readonly TableState[], pass: MigrationPass, li
   return { percent: Math.round(percent * 100) / 100, rowsDone, rowsTotal };
 }
 
-/** Progress as the files show it, for a process that does not run the migration. Null: no history.db yet. */
+function legacyHistoryWaits(paths: HistoryPaths): boolean {
+  const bridge = openLegacyReader(paths.bridgeDb);
+  try {
+    return bridge !== null && hasAnyLegacyTable(bridge);
+  } finally {
+    bridge?.close();
+  }
+}
+
+/** Progress as the files show it, for a process that does not run the migration. Null: nothing to migrate, nothing migrated. */
 export function readMigrationProgress(paths: HistoryPaths): MigrationProgress | null {
   const history = openReader(paths.historyDb);
-  if (history === null) return null;
+  if (history === null) return legacyHistoryWaits(paths) ? emptyProgress('starting') : null;
   let row;
   try {
     row = readMigrationRow(history);

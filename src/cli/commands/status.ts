@@ -1,8 +1,11 @@
 // `agent-bridge status [--json]`: what is captured (read from history.db),
-// who the writer is (lock file), and the running service's live status
-// (history.status.json, published every 2 s while it runs).
+// who the writer is (lock file), the running service's live status
+// (history.status.json, published every 2 s while it runs), and the legacy
+// migration's progress (live from the service, else from history.db and the
+// migration's progress database).
 
 import { existsSync } from 'node:fs';
+import type { MigrationProgress } from '../../../protocols/migration.ts';
 import type { HistoryStatus } from '../../../protocols/service.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { ingestEnvDisabled } from '../../config/settings.ts';
@@ -11,7 +14,9 @@ import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
 import { storeCounts } from '../../store/counts.ts';
 import { parse } from '../args.ts';
-import { formatBytes, formatTime, printJson } from '../output.ts';
+import { readMigrationProgress } from '../../migration/status.ts';
+import { migrationLines } from '../migration-text.ts';
+import { formatBytes, formatTime, isTty, printJson } from '../output.ts';
 
 export interface StatusReport {
   readonly home: string;
@@ -20,6 +25,8 @@ export interface StatusReport {
   readonly writer: { readonly pid: number | null };
   readonly counts: ReturnType<typeof storeCounts> | null;
   readonly service: HistoryStatus | null;
+  /** Legacy bridge.db → history.db migration; null before history.db exists. */
+  readonly migration: MigrationProgress | null;
   readonly ingestDisabledByEnv: boolean;
 }
 
@@ -35,7 +42,8 @@ export async function status(argv: readonly string[]): Promise<number> {
   const service = published !== null && owner !== null && published.writer.pid === owner.pid ? published : null;
   const disabled = ingestEnvDisabled();
   const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
-  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, ingestDisabledByEnv: disabled };
+  const migration = service?.migration ?? readMigrationProgress(paths);
+  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled };
   if (flags.json === true) {
     printJson(report);
     return 0;
@@ -46,6 +54,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   } else {
     lines.push('         nothing captured yet');
   }
+  if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty() }));
   if (service !== null) {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
