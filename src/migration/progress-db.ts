@@ -3,9 +3,9 @@
 // ATTACHed to the snapshot connection, so a chunk's rows and its checkpoint
 // commit in one transaction (both files use a rollback journal, which SQLite
 // commits atomically across attached databases; WAL would not be atomic
-// across files). Later passes write it on its own connection after their
-// chunk commits; those passes are idempotent, so a checkpoint that lags its
-// chunk by one crash only repeats that chunk.
+// across files). Later passes write it on its own connection (in WAL mode)
+// after their chunk commits; those passes are idempotent, so a checkpoint
+// that lags its chunk by one crash only repeats that chunk.
 //
 // A chunk is a rowid range (after, end]; the chunks of one table generation
 // are contiguous from the first row, so together they cover the table up to
@@ -114,13 +114,32 @@ export function ensureProgressSchema(db: Db, schema: string): void {
   }).immediate();
 }
 
-/** Open the progress database on its own connection (writable, created when missing). */
-export function openProgressFile(path: string): Db {
+/**
+ * Set a journal mode and check that SQLite switched (it cannot while another
+ * connection has the file open; that is transient and retried).
+ */
+export function setJournalMode(db: Db, schema: string, mode: 'delete' | 'wal'): void {
+  const now = String(db.pragma(`${quoteIdent(schema)}.journal_mode = ${mode}`, { simple: true })).toLowerCase();
+  if (now !== mode) throw new HistoryError('STORE_BUSY', `could not switch the migration progress database to ${mode} journaling (it is ${now}); retrying later`);
+}
+
+/**
+ * Open the progress database on its own connection (writable, created when
+ * missing). After the snapshot pass nothing needs a two-file commit any more,
+ * so the later passes switch it to WAL with synchronous=NORMAL: a checkpoint
+ * per chunk without an fsync, still crash-safe (a lost checkpoint only
+ * repeats an idempotent chunk). `journal` omitted: leave the mode as it is.
+ */
+export function openProgressFile(path: string, options: { readonly journal?: 'wal' } = {}): Db {
   const db = new Database(path);
   try {
     db.pragma('busy_timeout = 3000');
-    db.pragma('journal_mode = DELETE');
-    db.pragma('synchronous = FULL');
+    if (options.journal === 'wal') {
+      setJournalMode(db, 'main', 'wal');
+      db.pragma('synchronous = NORMAL');
+    } else {
+      db.pragma('synchronous = FULL');
+    }
     ensureProgressSchema(db, 'main');
     return db;
   } catch (error) {

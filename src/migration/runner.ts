@@ -231,7 +231,7 @@ export class MigrationRunner {
       await snapshotPass(this.ctx, { bridgeDb: this.options.paths.bridgeDb, snapshot }, { onView: (pinned) => (this.sourceReleased = !pinned) });
       phase = 'snapshot-verify';
     }
-    const progressDb = openProgressFile(progressPathOf(snapshot));
+    const progressDb = openProgressFile(progressPathOf(snapshot), { journal: 'wal' });
     const snapshotDb = openMigrationReader(snapshot);
     try {
       const progress = new ProgressStore(progressDb);

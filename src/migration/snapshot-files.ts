@@ -11,7 +11,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from '../store/open.ts';
 import { assertUtf8 } from './legacy-tables.ts';
-import { ensureProgressSchema, ProgressStore } from './progress-db.ts';
+import { ensureProgressSchema, ProgressStore, setJournalMode } from './progress-db.ts';
 
 export const SNAPSHOT_DIR = '.migration-snapshots';
 /** Every reader of migration files: short waits, small cache, no mmap. */
@@ -65,7 +65,7 @@ export function openSnapshotWriter(snapshot: string): SnapshotWriter {
     db.pragma('synchronous = FULL');
     assertUtf8(db, snapshot);
     db.prepare('ATTACH DATABASE ? AS progress').run(progressPathOf(snapshot));
-    db.pragma('progress.journal_mode = DELETE');
+    setJournalMode(db, 'progress', 'delete');
     db.pragma('progress.synchronous = FULL');
     ensureProgressSchema(db, 'progress');
     return { db, progress: new ProgressStore(db, 'progress'), close: () => db.open && db.close() };

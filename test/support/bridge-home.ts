@@ -31,7 +31,7 @@ export interface BridgeManifest {
       readonly unrelatedPayloadBytes: number;
     };
   };
-  readonly keywords: Record<string, { readonly expectIn: string[] }>;
+  readonly keywords: Record<string, { readonly expectIn: string[]; readonly fts: { readonly expected: number; readonly actual: number } }>;
   readonly databaseFiles: Array<{ path: string; sha256: string }>;
 }
 
