@@ -42,6 +42,8 @@ export interface Limits {
   readonly migrationChunkMs: number;
   /** Migration payload IO pace (reads, writes and chunk checks counted); config/env may change it. */
   readonly migrationIoBytesPerSecond: number;
+  /** Catch-up allowed to the migration pace (ms of IO at that pace): a bounded burst after slow stretches or pauses. */
+  readonly migrationIoBurstMs: number;
   /** Pressure this long while the bridge.db read view is pinned releases the view. */
   readonly migrationReleaseAfterMs: number;
   /** How often a paused migration looks at the pressure again. */
@@ -71,6 +73,7 @@ export const LIMITS: Limits = {
   migrationChunkBytes: 512 * 1024,
   migrationChunkMs: 50,
   migrationIoBytesPerSecond: 8 * 1024 * 1024,
+  migrationIoBurstMs: 1000,
   migrationReleaseAfterMs: 2000,
   migrationPausePollMs: 100,
   migrationTailIntervalMs: 2000,

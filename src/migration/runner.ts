@@ -78,7 +78,7 @@ export class MigrationRunner {
   constructor(private readonly options: RunnerOptions) {
     const { limits } = options;
     this.gate = new MigrationGate({ releaseAfterMs: limits.migrationReleaseAfterMs, pollMs: limits.migrationPausePollMs });
-    this.pacer = new IoPacer(options.rate);
+    this.pacer = new IoPacer(options.rate, limits.migrationIoBurstMs);
     this.ctx = {
       history: options.history,
       bounds: { rows: limits.migrationChunkRows, bytes: limits.migrationChunkBytes, ms: limits.migrationChunkMs },
