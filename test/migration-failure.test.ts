@@ -80,26 +80,34 @@ test('a busy history.db is retried after a cooldown and never latched', async (t
   t.after(() => home.cleanup());
   const paths = resolvePaths(home.env);
   let blocker: Database.Database | null = null;
+  let released = false;
+  const release = (): void => {
+    if (blocker === null || released) return;
+    released = true;
+    blocker.prepare('ROLLBACK').run();
+    blocker.close();
+  };
   const seen: MigrationProgress[] = [];
   const progress = await migrate(home, {
     transientAttempts: 5,
     limits: { cooldownMs: 300 },
-    onChunk: (event, runner) => {
-      // Another process holds history.db's write lock just as the copy pass begins (released after 1 s).
+    onChunk: (event) => {
+      // Another process takes history.db's write lock before the copy pass and holds it until a retry is reported.
       if (event.kind === 'snapshot-verify' && blocker === null) {
         blocker = new Database(paths.historyDb);
         blocker.prepare('BEGIN IMMEDIATE').run();
-        const held = blocker;
-        setTimeout(() => {
-          held.prepare('ROLLBACK').run();
-          held.close();
-        }, 1000);
       }
-      seen.push(runner.progress());
     },
     onRunner: (runner) => {
-      const timer = setInterval(() => seen.push(runner.progress()), 50);
-      t.after(() => clearInterval(timer));
+      const timer = setInterval(() => {
+        const now = runner.progress();
+        seen.push(now);
+        if (now.pausedBy === 'retry') release();
+      }, 50);
+      t.after(() => {
+        clearInterval(timer);
+        release();
+      });
     },
   });
   assert.ok(blocker !== null);
