@@ -44,6 +44,10 @@ export interface MigrationProgress {
   readonly ioBytesPerSecond: number;
   /** The configured pace; null when unpaced (pace max). */
   readonly ioLimitBytesPerSecond: number | null;
+  /** Payload IO counted since this process started migrating (reads, writes and checks). */
+  readonly ioBytes: number;
+  /** Time of the synchronous chunk transactions, over the last 1000 chunks (ms). */
+  readonly chunkMs: { readonly last: number; readonly p50: number; readonly p99: number; readonly max: number };
   /** Why the migration waits, when it does. */
   readonly pausedBy: 'pressure' | 'retry' | null;
   /** The pinned bridge.db read view was released under sustained pressure (resumes with the same snapshot file). */

@@ -13,6 +13,8 @@ export function emptyProgress(phase: MigrationPhase, extra: Partial<MigrationPro
     rowsTotal: 0,
     ioBytesPerSecond: 0,
     ioLimitBytesPerSecond: null,
+    ioBytes: 0,
+    chunkMs: { last: 0, p50: 0, p99: 0, max: 0 },
     pausedBy: null,
     sourceReleased: false,
     snapshot: null,

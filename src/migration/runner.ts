@@ -21,6 +21,7 @@ import { MIGRATION_PASSES } from '../../protocols/migration.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from '../store/open.ts';
+import { LatencyWindow } from '../ingest/latency.ts';
 import { openLegacyReader } from '../store/read-path.ts';
 import { copyPass, snapshotVerifyPass, verifyPass } from './chunk-passes.ts';
 import type { ChunkEvent, PassContext } from './context.ts';
@@ -74,6 +75,8 @@ export class MigrationRunner {
   private readonly started = performance.now();
   private rowsThisRun = 0;
   private readonly tail = { replayed: 0, remapped: 0, conflict: null as HistoryErrorShape | null };
+  private readonly latency = new LatencyWindow(1000);
+  private slowest = 0;
 
   constructor(private readonly options: RunnerOptions) {
     const { limits } = options;
@@ -85,6 +88,8 @@ export class MigrationRunner {
       gate: this.gate,
       pacer: this.pacer,
       onChunk: (event) => {
+        this.latency.add(event.ms);
+        this.slowest = Math.max(this.slowest, event.ms);
         if (event.kind === this.pass) {
           this.liveRows += event.rows;
           this.rowsThisRun += event.rows;
@@ -130,6 +135,8 @@ export class MigrationRunner {
       rowsTotal: totals?.rowsTotal ?? 0,
       ioBytesPerSecond: this.pacer.measured(),
       ioLimitBytesPerSecond: this.pacer.limit,
+      ioBytes: this.pacer.bytes,
+      chunkMs: { last: this.latency.last, p50: this.latency.percentile(50), p99: this.latency.percentile(99), max: this.slowest },
       pausedBy: this.retrying ? 'retry' : this.gate.paused ? 'pressure' : null,
       sourceReleased: this.sourceReleased,
       snapshot: this.snapshot,

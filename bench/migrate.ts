@@ -1,0 +1,325 @@
+// bench/migrate: the legacy bridge.db → history.db migration on a large
+// generated 0.29.17 home (fixtures/make-bridge-home.mjs --rows N; the default
+// N = 1.9 million gives a little over 1 GiB of legacy raw records; about 580
+// bytes of raw record per bulk row, plus its document and three tags).
+//
+//   node --import tsx bench/migrate.ts [--rows N] [--dir DIR] [--paced-seconds S] [--kill-after S] [--skip uncapped,paced,resume]
+//
+// Same-run baselines (the machine is shared; figures are read against them):
+//   copy      one unchunked INSERT…SELECT of 256 MiB of conversation_records
+//   commit    a two-file, synchronous=FULL rollback-journal commit (what each
+//             snapshot chunk pays to commit atomically with its checkpoint)
+//   loop      this thread's event-loop delay while nothing runs
+// Trials, each on its own stage folder (bridge.db hard-linked: the migration
+// only reads it):
+//   uncapped  HistoryService (history worker) at pace max, driven from this
+//             thread (the broker's): payload IO per pass and overall, chunk
+//             latency p99, this thread's event-loop delay. Midway through the
+//             copy pass the service is stopped and a child process resumes the
+//             copy and is SIGKILLed; its restart cost is measured; then the
+//             service finishes the migration.
+//   paced     the same at 8 MiB/s for S seconds: measured payload IO rate
+//   resume    a child migrating unpaced is SIGKILLed S seconds into the
+//             snapshot pass; the restart's cost (revalidating saved chunks
+//             against a new view) until its next snapshot chunk
+// Figures are printed as they come; nothing is asserted.
+
+import { spawn } from 'node:child_process';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import type { MigrationProgress } from '../protocols/migration.ts';
+import type { HistoryStatus } from '../protocols/service.ts';
+import { HistoryService } from '../src/service/history-service.ts';
+
+const REPO = fileURLToPath(new URL('../', import.meta.url));
+const FIXTURE = process.env.AGENT_BRIDGE_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures/', import.meta.url));
+const MiB = 1024 * 1024;
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1900000' },
+    dir: { type: 'string', default: join(REPO, '.bench-out', 'migrate') },
+    'paced-seconds': { type: 'string', default: '60' },
+    'kill-after': { type: 'string', default: '20' },
+    skip: { type: 'string', default: '' },
+  },
+});
+const rows = Number(values.rows);
+const dir = resolve(values.dir as string);
+const pacedSeconds = Number(values['paced-seconds']);
+const killAfter = Number(values['kill-after']);
+const skip = new Set((values.skip as string).split(',').filter(Boolean));
+
+const mb = (bytes: number): string => (bytes / MiB).toFixed(1);
+const print = (line: string): void => void process.stdout.write(`${line}\n`);
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+type Loop = ReturnType<typeof monitorEventLoopDelay>;
+const loopMs = (h: Loop, p: number): number => h.percentile(p) / 1e6;
+
+/** The generated home, made once per --rows and reused. */
+async function home(): Promise<{ path: string; rawBytes: number; payload: number; generatedS: number | null }> {
+  const path = join(dir, `home-${rows}`);
+  let generatedS: number | null = null;
+  if (!existsSync(join(path, 'manifest.json'))) {
+    mkdirSync(dir, { recursive: true });
+    const { generate } = (await import(join(FIXTURE, 'make-bridge-home.mjs'))) as { generate: (o: object) => { fails: string[] } };
+    const started = performance.now();
+    const { fails } = generate({ outDir: path, rows, sqliteModule: join(REPO, 'node_modules', 'better-sqlite3'), force: true });
+    generatedS = (performance.now() - started) / 1000;
+    if (fails.length > 0) throw new Error(`fixture self-check failed: ${fails.join('; ')}`);
+  }
+  const manifest = JSON.parse(readFileSync(join(path, 'manifest.json'), 'utf8')) as { databases: { 'bridge.db': { legacyHistoryPayloadBytes: number } } };
+  const db = new Database(join(path, 'bridge.db'), { readonly: true });
+  const rawBytes = db.prepare('SELECT sum(length(raw)) FROM conversation_records').pluck().get() as number;
+  db.close();
+  return { path, rawBytes, payload: manifest.databases['bridge.db'].legacyHistoryPayloadBytes, generatedS };
+}
+
+/** A stage folder whose bridge.db is a hard link to the generated one (never written by the migration). */
+function stage(name: string, source: string): { root: string; env: NodeJS.ProcessEnv } {
+  const root = join(dir, `stage-${name}`);
+  rmSync(root, { recursive: true, force: true });
+  const bridgeHome = join(root, 'home');
+  mkdirSync(bridgeHome, { recursive: true });
+  linkSync(join(source, 'bridge.db'), join(bridgeHome, 'bridge.db'));
+  return { root, env: { ...process.env, HOME: join(root, 'user'), AGENT_BRIDGE_HOME: bridgeHome, CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex'), XDG_DATA_HOME: join(root, 'xdg') } };
+}
+
+function copyBaseline(source: string, limitBytes: number): number {
+  const scratch = join(dir, 'baseline-copy.db');
+  rmSync(scratch, { force: true });
+  const db = new Database(scratch);
+  db.pragma('journal_mode = WAL');
+  db.prepare('ATTACH DATABASE ? AS src').run(join(source, 'bridge.db'));
+  db.exec((db.prepare("SELECT sql FROM src.sqlite_master WHERE name = 'conversation_records'").pluck().get() as string).replace('conversation_records', 'main.conversation_records'));
+  let upto = 0;
+  let bytes = 0;
+  const sizes = db.prepare('SELECT id, length(raw) + length(CAST(body AS BLOB)) + length(CAST(source AS BLOB)) + length(CAST(conversation AS BLOB)) + 32 AS n FROM src.conversation_records ORDER BY id');
+  for (const r of sizes.iterate() as Iterable<{ id: number; n: number }>) {
+    upto = r.id;
+    bytes += r.n;
+    if (bytes >= limitBytes) break;
+  }
+  const started = performance.now();
+  db.transaction(() => db.prepare('INSERT INTO main.conversation_records SELECT * FROM src.conversation_records WHERE id <= ?').run(upto))();
+  const seconds = (performance.now() - started) / 1000;
+  db.close();
+  for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
+  return bytes / seconds;
+}
+
+function commitBaseline(): { p50: number; p99: number } {
+  const base = join(dir, 'baseline-commit');
+  rmSync(base, { recursive: true, force: true });
+  mkdirSync(base, { recursive: true });
+  const db = new Database(join(base, 'a.db'));
+  db.pragma('journal_mode = DELETE');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (x BLOB)');
+  db.prepare('ATTACH DATABASE ? AS p').run(join(base, 'b.db'));
+  db.exec('PRAGMA p.synchronous = FULL; CREATE TABLE p.c (y)');
+  const a = db.prepare('INSERT INTO t VALUES (?)');
+  const b = db.prepare('INSERT INTO p.c VALUES (?)');
+  const times: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const started = performance.now();
+    db.transaction(() => {
+      a.run(Buffer.alloc(16 * 1024, i));
+      b.run(i);
+    })();
+    times.push(performance.now() - started);
+  }
+  db.close();
+  rmSync(base, { recursive: true, force: true });
+  times.sort((x, y) => x - y);
+  return { p50: times[100] as number, p99: times[198] as number };
+}
+
+async function loopBaseline(seconds: number): Promise<{ p99: number; max: number }> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  await sleep(seconds * 1000);
+  loop.disable();
+  return { p99: loopMs(loop, 99), max: loop.max / 1e6 };
+}
+
+interface PassSpan {
+  first: number;
+  last: number;
+  bytesFirst: number;
+  bytesLast: number;
+}
+
+interface ServiceRun {
+  readonly seconds: number;
+  readonly last: MigrationProgress;
+  readonly chunkP99Worst: number;
+  readonly loop: Loop;
+  readonly passes: Map<string, PassSpan>;
+}
+
+/**
+ * Drive HistoryService from this (the broker's) thread, sampling its status
+ * every 2 s; stop when `until` says so (serve) or at the end of a once run.
+ */
+async function service(env: NodeJS.ProcessEnv, options: { pace: 'max' | 'spec'; until: ((s: HistoryStatus, seconds: number) => boolean) | null; label: string }): Promise<ServiceRun> {
+  const svc = new HistoryService({ env, mode: options.until === null ? 'once' : 'serve', pace: options.pace });
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  const passes = new Map<string, PassSpan>();
+  let last: MigrationProgress | null = null;
+  let chunkP99Worst = 0;
+  let lastPrint = 0;
+  loop.enable();
+  const started = performance.now();
+  await svc.start();
+  const record = (s: HistoryStatus): void => {
+    const m = s.migration;
+    const t = (performance.now() - started) / 1000;
+    last = m;
+    chunkP99Worst = Math.max(chunkP99Worst, m.chunkMs.p99);
+    if (m.pass !== null) {
+      const span = passes.get(m.pass) ?? { first: t, last: t, bytesFirst: m.ioBytes, bytesLast: m.ioBytes };
+      span.last = t;
+      span.bytesLast = m.ioBytes;
+      passes.set(m.pass, span);
+    }
+    if (t - lastPrint >= 30) {
+      lastPrint = t;
+      print(`  ${options.label} ${t.toFixed(0)}s ${m.phase} ${m.percent.toFixed(1)}% io ${mb(m.ioBytesPerSecond)} MiB/s chunk p99 ${m.chunkMs.p99.toFixed(1)} ms`);
+    }
+  };
+  try {
+    if (options.until === null) {
+      const done = svc.finished();
+      let finished = false;
+      void done.then(() => (finished = true), () => (finished = true));
+      while (!finished) {
+        await Promise.race([sleep(2000), done.catch(() => undefined)]);
+        if (!finished) await svc.status().then(record, () => undefined);
+      }
+      record((await done).status);
+    } else {
+      for (;;) {
+        await sleep(2000);
+        const s = await svc.status();
+        record(s);
+        if (options.until(s, (performance.now() - started) / 1000)) break;
+      }
+    }
+  } finally {
+    await svc.stop();
+    loop.disable();
+  }
+  const final = last as MigrationProgress | null;
+  if (final === null) throw new Error(`${options.label}: no status`);
+  return { seconds: (performance.now() - started) / 1000, last: final, chunkP99Worst, loop, passes };
+}
+
+function printPasses(label: string, passes: Map<string, PassSpan>): void {
+  for (const [pass, span] of passes) {
+    const seconds = span.last - span.first;
+    if (seconds > 0) print(`  ${label} ${pass}: ${mb(span.bytesLast - span.bytesFirst)} MiB payload IO in ${seconds.toFixed(0)} s = ${mb((span.bytesLast - span.bytesFirst) / seconds)} MiB/s`);
+  }
+}
+
+interface ChildEvent {
+  kind?: string;
+  bytes?: number;
+  t: number;
+  done?: string;
+}
+
+/** Run the bench child; SIGKILL it when `kill` says so; resolve with the events seen. */
+function child(env: NodeJS.ProcessEnv, kill: (e: ChildEvent, elapsedS: number) => boolean): Promise<{ events: ChildEvent[]; killed: boolean }> {
+  return new Promise((resolvePromise, reject) => {
+    const startedAt = performance.now();
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'migrate-child.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const events: ChildEvent[] = [];
+    let killed = false;
+    createInterface({ input: proc.stdout }).on('line', (text) => {
+      const e = JSON.parse(text) as ChildEvent;
+      events.push(e);
+      if (!killed && kill(e, (performance.now() - startedAt) / 1000)) {
+        killed = true;
+        proc.kill('SIGKILL');
+      }
+    });
+    proc.on('error', reject);
+    proc.on('close', () => resolvePromise({ events, killed }));
+  });
+}
+
+/** Restart after a kill in `kind`: seconds (child clock, process start included) to its next chunk of that kind. */
+async function restartCost(env: NodeJS.ProcessEnv, kind: string): Promise<{ seconds: number; revalidated: number; revalidatedBytes: number }> {
+  const run = await child(env, (e) => e.kind === kind);
+  const next = run.events.find((e) => e.kind === kind);
+  const revalidation = run.events.filter((e) => e.kind === 'revalidate');
+  return { seconds: (next?.t ?? Number.NaN) / 1000, revalidated: revalidation.length, revalidatedBytes: revalidation.reduce((n, e) => n + (e.bytes ?? 0), 0) };
+}
+
+async function main(): Promise<void> {
+  print(`bench/migrate: rows ${rows}, dir ${dir}`);
+  const generated = await home();
+  print(`home: ${generated.path}${generated.generatedS === null ? ' (reused)' : ` generated in ${generated.generatedS.toFixed(0)} s`}`);
+  print(`  legacy raw records ${mb(generated.rawBytes)} MiB, legacy history payload ${mb(generated.payload)} MiB, bridge.db ${mb(statSync(join(generated.path, 'bridge.db')).size)} MiB`);
+  if (generated.rawBytes < 1024 * MiB) print('  note: less than 1 GiB of raw records; raise --rows for the full-size bench');
+
+  const copy = copyBaseline(generated.path, 256 * MiB);
+  const commit = commitBaseline();
+  const idle = await loopBaseline(10);
+  print(`baselines: unchunked INSERT…SELECT ${mb(copy)} MiB/s; two-file FULL commit p50 ${commit.p50.toFixed(1)} ms, p99 ${commit.p99.toFixed(1)} ms; idle event loop delay p99 ${idle.p99.toFixed(1)} ms, max ${idle.max.toFixed(1)} ms`);
+
+  if (!skip.has('uncapped')) {
+    const s = stage('uncapped', generated.path);
+    const first = await service(s.env, { pace: 'max', label: 'uncapped', until: (st) => st.migration.pass === 'copy' && st.migration.rowsDone >= st.migration.rowsTotal / 4 });
+    // Resume in the copy pass: a child continues the copy, is killed after 200 chunks, and a second child restarts.
+    let copies = 0;
+    await child(s.env, (e) => e.kind === 'copy' && ++copies >= 200);
+    const copyResume = await restartCost(s.env, 'copy');
+    print(
+      Number.isNaN(copyResume.seconds)
+        ? 'resume after a kill in copy: n/a (the copy pass had ended before the kill)'
+        : `resume after a kill in copy: next copy chunk ${copyResume.seconds.toFixed(2)} s after the restart (process start included; no revalidation in copy)`,
+    );
+    const second = await service(s.env, { pace: 'max', label: 'uncapped', until: null });
+    const seconds = first.seconds + second.seconds;
+    const io = first.last.ioBytes + second.last.ioBytes;
+    const payloadRate = generated.payload / seconds;
+    print(`uncapped: ${second.last.phase} in ${seconds.toFixed(0)} s of service time (plus the copy-resume trial); payload IO ${mb(io)} MiB = ${mb(io / seconds)} MiB/s; legacy payload ${mb(payloadRate)} MiB/s = ${(payloadRate / copy).toFixed(3)}x the unchunked copy baseline`);
+    printPasses('uncapped', first.passes);
+    printPasses('uncapped (after the resume)', second.passes);
+    const chunkP99 = Math.max(first.chunkP99Worst, second.chunkP99Worst);
+    const loopP99 = Math.max(loopMs(first.loop, 99), loopMs(second.loop, 99));
+    print(`  chunk latency p99 ${chunkP99.toFixed(1)} ms (worst 1000-chunk window) = ${(chunkP99 / commit.p99).toFixed(2)}x the two-file commit p99; max ${Math.max(first.last.chunkMs.max, second.last.chunkMs.max).toFixed(1)} ms`);
+    print(`  broker thread event loop delay p99 ${loopP99.toFixed(1)} ms = ${(loopP99 / idle.p99).toFixed(2)}x idle; max ${(Math.max(first.loop.max, second.loop.max) / 1e6).toFixed(1)} ms`);
+    rmSync(s.root, { recursive: true, force: true });
+  }
+  if (!skip.has('paced')) {
+    const s = stage('paced', generated.path);
+    const rate = 8 * MiB;
+    const run = await service({ ...s.env, AGENT_BRIDGE_HISTORY_MIGRATION_IO_BYTES_PER_SECOND: String(rate) }, { pace: 'spec', label: 'paced', until: (_, t) => t >= pacedSeconds });
+    const span = [...run.passes.values()].reduce((a, b) => ({ first: Math.min(a.first, b.first), last: Math.max(a.last, b.last), bytesFirst: Math.min(a.bytesFirst, b.bytesFirst), bytesLast: Math.max(a.bytesLast, b.bytesLast) }));
+    const measured = (span.bytesLast - span.bytesFirst) / (span.last - span.first);
+    print(
+      `paced at 8 MiB/s for ${pacedSeconds} s: measured ${mb(measured)} MiB/s (${((measured / rate) * 100).toFixed(1)}% of the pace) in ${run.last.pass}; chunk latency p99 ${run.chunkP99Worst.toFixed(1)} ms; event loop delay p99 ${loopMs(run.loop, 99).toFixed(1)} ms = ${(loopMs(run.loop, 99) / idle.p99).toFixed(2)}x idle`,
+    );
+    rmSync(s.root, { recursive: true, force: true });
+  }
+  if (!skip.has('resume')) {
+    const s = stage('resume', generated.path);
+    const killed = await child(s.env, (e, t) => e.kind === 'snapshot' && t >= killAfter);
+    const saved = killed.events.filter((e) => e.kind === 'snapshot');
+    print(`resume: killed ${killAfter} s into the snapshot pass after ${saved.length} chunks (${mb(saved.reduce((n, e) => n + (e.bytes ?? 0), 0))} MiB)`);
+    const cost = await restartCost(s.env, 'snapshot');
+    print(`  next snapshot chunk ${cost.seconds.toFixed(2)} s after the restart (process start included), after revalidating ${cost.revalidated} saved chunks (${mb(cost.revalidatedBytes)} MiB) against the new view`);
+    rmSync(s.root, { recursive: true, force: true });
+  }
+}
+
+await main();
