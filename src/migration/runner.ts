@@ -17,11 +17,9 @@ import { existsSync } from 'node:fs';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { HistoryError, serializeError, toHistoryError } from '../../protocols/errors.ts';
 import type { MigrationPass, MigrationPhase, MigrationProgress, TailBatch } from '../../protocols/migration.ts';
-import { MIGRATION_PASSES } from '../../protocols/migration.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from '../store/open.ts';
-import { LatencyWindow } from '../ingest/latency.ts';
 import { openLegacyReader } from '../store/read-path.ts';
 import { copyPass, snapshotVerifyPass, verifyPass } from './chunk-passes.ts';
 import type { ChunkEvent, PassContext } from './context.ts';
@@ -31,6 +29,7 @@ import { hasAnyLegacyTable } from './legacy-tables.ts';
 import { assertSameTables, buildManifest, emptyManifest } from './manifest.ts';
 import type { MigrationRow } from './migration-row.ts';
 import { failureOf, manifestOf, readMigrationRow, writeMigrationRow } from './migration-row.ts';
+import { LiveStats } from './live-stats.ts';
 import { IoPacer } from './pacer.ts';
 import type { TableState } from './progress-db.ts';
 import { openProgressFile, ProgressStore } from './progress-db.ts';
@@ -67,16 +66,12 @@ export class MigrationRunner {
   private phase: MigrationPhase = 'starting';
   private pass: MigrationPass | null = null;
   private tables: readonly TableState[] = [];
-  private liveRows = 0;
+  private readonly stats = new LiveStats();
   private error: HistoryErrorShape | null = null;
   private retrying = false;
   private snapshot: string | null = null;
   private sourceReleased = false;
-  private readonly started = performance.now();
-  private rowsThisRun = 0;
   private readonly tail = { replayed: 0, remapped: 0, conflict: null as HistoryErrorShape | null };
-  private readonly latency = new LatencyWindow(1000);
-  private slowest = 0;
 
   constructor(private readonly options: RunnerOptions) {
     const { limits } = options;
@@ -88,25 +83,16 @@ export class MigrationRunner {
       gate: this.gate,
       pacer: this.pacer,
       onChunk: (event) => {
-        this.latency.add(event.ms);
-        this.slowest = Math.max(this.slowest, event.ms);
-        if (event.kind === this.pass) {
-          this.liveRows += event.rows;
-          this.rowsThisRun += event.rows;
-        }
+        this.stats.chunk(event, this.pass);
         options.onChunk?.(event);
       },
       onPass: (pass, tables) => {
         this.phase = pass;
         this.pass = pass;
         this.tables = tables;
-        this.liveRows = 0;
+        this.stats.passRows = 0;
       },
     };
-  }
-
-  get verified(): boolean {
-    return this.phase === 'verified';
   }
 
   setPressure(active: boolean): void {
@@ -118,15 +104,11 @@ export class MigrationRunner {
   }
 
   progress(): MigrationProgress {
-    const totals = this.pass === null ? null : summarize(this.tables, this.pass, this.liveRows);
-    const paused = this.phase !== 'failed' && this.phase !== 'verified' && (this.gate.paused || this.retrying);
+    const totals = this.pass === null ? null : summarize(this.tables, this.pass, this.stats.passRows);
+    const settled = this.phase === 'failed' || this.phase === 'verified';
+    const paused = !settled && (this.gate.paused || this.retrying);
     let etaSeconds: number | null = this.phase === 'verified' ? 0 : null;
-    if (totals !== null && this.pass !== null && this.rowsThisRun > 0 && this.phase !== 'failed' && this.phase !== 'verified') {
-      const perSecond = this.rowsThisRun / ((performance.now() - this.started) / 1000);
-      const passesLeft = MIGRATION_PASSES.length - 1 - MIGRATION_PASSES.indexOf(this.pass);
-      const remaining = totals.rowsTotal - totals.rowsDone + passesLeft * totals.rowsTotal;
-      etaSeconds = Math.round(remaining / perSecond);
-    }
+    if (totals !== null && this.pass !== null && !settled) etaSeconds = this.stats.etaSeconds(totals, this.pass);
     return emptyProgress(paused ? 'paused' : this.phase, {
       pass: this.phase === 'verified' ? null : this.pass,
       percent: this.phase === 'verified' ? 100 : (totals?.percent ?? 0),
@@ -136,7 +118,7 @@ export class MigrationRunner {
       ioBytesPerSecond: this.pacer.measured(),
       ioLimitBytesPerSecond: this.pacer.limit,
       ioBytes: this.pacer.bytes,
-      chunkMs: { last: this.latency.last, p50: this.latency.percentile(50), p99: this.latency.percentile(99), max: this.slowest },
+      chunkMs: this.stats.chunkMs(),
       pausedBy: this.retrying ? 'retry' : this.gate.paused ? 'pressure' : null,
       sourceReleased: this.sourceReleased,
       snapshot: this.snapshot,
