@@ -132,7 +132,14 @@ export class Supervisor {
     // One writable connection: the history actor owns it, the migrator writes
     // through it before ingestion starts (and for tail replays).
     const history = new HistoryActor(db);
-    const runner = new MigrationRunner({ paths, history: db, limits: this.limits, rate, transientAttempts: options.mode === 'once' ? 3 : Infinity });
+    const runner = new MigrationRunner({
+      paths,
+      history: db,
+      limits: this.limits,
+      rate,
+      transientAttempts: options.mode === 'once' ? 3 : Infinity,
+      switchedOff: () => !settings.read().settings.ingest,
+    });
     const migrator = new MigratorActor(runner, {
       mode: options.mode,
       paths,

@@ -48,8 +48,8 @@ export interface MigrationProgress {
   readonly ioBytes: number;
   /** Time of the synchronous chunk transactions, over the last 1000 chunks (ms). */
   readonly chunkMs: { readonly last: number; readonly p50: number; readonly p99: number; readonly max: number };
-  /** Why the migration waits, when it does. */
-  readonly pausedBy: 'pressure' | 'retry' | null;
+  /** Why the migration waits, when it does: broker pressure, config.json `history.ingest: false`, or a transient error's cooldown. */
+  readonly pausedBy: 'pressure' | 'config' | 'retry' | null;
   /** The pinned bridge.db read view was released under sustained pressure (resumes with the same snapshot file). */
   readonly sourceReleased: boolean;
   /** `<home>/.migration-snapshots/bridge-history-v1-<uuid>.db`, once chosen. */

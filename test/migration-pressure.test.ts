@@ -1,4 +1,4 @@
-// Broker pressure and IO pacing.
+// Broker pressure, the config switch and IO pacing.
 // - Sustained pressure during the snapshot releases the pinned bridge.db read
 //   transaction: while it is held the broker cannot truncate its WAL, once
 //   released it can; the snapshot then resumes with the same snapshot file
@@ -10,7 +10,7 @@
 
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -103,4 +103,26 @@ test('at a configured pace the measured migration payload rate stays within ±10
   const measured = counted / seconds;
   t.diagnostic(`paced at ${rate} B/s: ${counted} payload bytes in ${seconds.toFixed(2)} s = ${Math.round(measured)} B/s (${((measured / rate) * 100).toFixed(1)}%)`);
   assert.ok(measured >= rate * 0.9 && measured <= rate * 1.1, `measured ${Math.round(measured)} B/s for a pace of ${rate} B/s`);
+});
+
+test('config.json history.ingest=false holds the migration still until switched back on', async (t) => {
+  const home = await legacyHome();
+  t.after(() => home.cleanup());
+  const paths = resolvePaths(home.env);
+  const original = readFileSync(paths.configJson, 'utf8');
+  const config = JSON.parse(original) as { history: { ingest: boolean } };
+  writeFileSync(paths.configJson, JSON.stringify({ ...config, history: { ...config.history, ingest: false } }, null, 2));
+  let runner: MigrationRunner | null = null;
+  let chunks = 0;
+  const running = migrate(home, { onRunner: (r) => (runner = r), onChunk: () => chunks++ });
+  const deadline = Date.now() + 10_000;
+  while ((runner as MigrationRunner | null)?.progress().pausedBy !== 'config' && Date.now() < deadline) await sleep(20);
+  await sleep(300);
+  const held = (runner as MigrationRunner | null)?.progress();
+  assert.equal(held?.phase, 'paused');
+  assert.equal(held?.pausedBy, 'config');
+  assert.equal(chunks, 0);
+  writeFileSync(paths.configJson, original);
+  assert.equal((await running).phase, 'verified');
+  assert.ok(chunks > 0);
 });

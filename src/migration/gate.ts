@@ -1,9 +1,10 @@
 // The yield point between two migration chunks. Every chunk is one short
 // synchronous transaction; between chunks the migration always yields to the
 // event loop (messages such as status, pressure and stop get through), waits
-// for its IO pace, and waits out broker pressure. Pressure that lasts while
-// the bridge.db read view is pinned raises SourceReleased so the caller can
-// release the view (the broker's WAL can then checkpoint) and resume later.
+// for its IO pace, and waits out broker pressure and the config switch
+// (`history.ingest: false`). A pause that lasts while the bridge.db read view
+// is pinned raises SourceReleased so the caller can release the view (the
+// broker's WAL can then checkpoint) and resume later.
 
 import { setImmediate as yieldNow } from 'node:timers/promises';
 import { HistoryError } from '../../protocols/errors.ts';
@@ -19,26 +20,49 @@ export class SourceReleased extends Error {
 export interface GateOptions {
   readonly releaseAfterMs: number;
   readonly pollMs: number;
+  /** A pause the gate looks up itself (config.json `history.ingest: false`), checked at every yield. */
+  readonly switchedOff?: () => boolean;
   readonly now?: () => number;
 }
 
+export type GatePause = 'pressure' | 'config';
+
 export class MigrationGate {
   private pressure = false;
-  private pressureSince = 0;
+  /** When the current pause (of either kind) began. */
+  private pausedSince = 0;
   private stopped = false;
   private wake: (() => void) | null = null;
   private readonly now: () => number;
-  /** The last gate call is waiting out pressure. */
-  paused = false;
+  /** Why the last gate call is waiting, when it is. */
+  paused: GatePause | null = null;
 
   constructor(private readonly options: GateOptions) {
     this.now = options.now ?? (() => performance.now());
   }
 
   setPressure(active: boolean): void {
-    if (active && !this.pressure) this.pressureSince = this.now();
     this.pressure = active;
     this.interrupt();
+  }
+
+  /** The reason to hold still now, if any. */
+  private pause(): GatePause | null {
+    if (this.pressure) return 'pressure';
+    return this.options.switchedOff?.() === true ? 'config' : null;
+  }
+
+  /** Wait while paused; with `pinned`, a pause lasting releaseAfterMs throws SourceReleased. */
+  private async holdStill(pinned: boolean): Promise<void> {
+    for (let reason = this.pause(); reason !== null; reason = this.pause()) {
+      if (this.paused === null) this.pausedSince = this.now();
+      this.paused = reason;
+      this.checkStop();
+      if (pinned && this.now() - this.pausedSince >= this.options.releaseAfterMs) throw new SourceReleased();
+      await this.sleep(this.options.pollMs);
+    }
+    this.paused = null;
+    this.checkStop();
   }
 
   get underPressure(): boolean {
@@ -79,30 +103,18 @@ export class MigrationGate {
   }
 
   /**
-   * Between chunks: yield, wait `delayMs` (the pace), then wait while there is
-   * pressure. With `pinned`, pressure lasting `releaseAfterMs` throws SourceReleased.
+   * Between chunks: yield, wait `delayMs` (the pace), then wait out pressure
+   * or the config switch. With `pinned`, a pause lasting `releaseAfterMs`
+   * throws SourceReleased.
    */
   async between(options: { pinned: boolean; delayMs: number }): Promise<void> {
     this.checkStop();
     await this.sleep(options.delayMs);
-    while (this.pressure) {
-      this.paused = true;
-      this.checkStop();
-      if (options.pinned && this.now() - this.pressureSince >= this.options.releaseAfterMs) throw new SourceReleased();
-      await this.sleep(this.options.pollMs);
-    }
-    this.paused = false;
-    this.checkStop();
+    await this.holdStill(options.pinned);
   }
 
-  /** Wait until there is no pressure (after a release). */
+  /** Wait until nothing holds the migration (after a release). */
   async calm(): Promise<void> {
-    while (this.pressure) {
-      this.paused = true;
-      this.checkStop();
-      await this.sleep(this.options.pollMs);
-    }
-    this.paused = false;
-    this.checkStop();
+    await this.holdStill(false);
   }
 }

@@ -54,6 +54,7 @@ export async function migrateHome(options: MigrateHomeOptions): Promise<MigrateH
         limits,
         rate,
         transientAttempts: options.transientAttempts ?? 3,
+        switchedOff: () => !settings.read().settings.ingest,
         onChunk: (event) => options.onChunk?.(event, runner),
       });
       options.onRunner?.(runner);

@@ -57,6 +57,8 @@ export interface RunnerOptions {
   readonly transientAttempts: number;
   /** Every finished chunk (benchmarks, test drivers). */
   readonly onChunk?: (event: ChunkEvent) => void;
+  /** config.json `history.ingest: false`: the migration holds still like the rest of the worker. */
+  readonly switchedOff?: () => boolean;
 }
 
 export class MigrationRunner {
@@ -75,7 +77,7 @@ export class MigrationRunner {
 
   constructor(private readonly options: RunnerOptions) {
     const { limits } = options;
-    this.gate = new MigrationGate({ releaseAfterMs: limits.migrationReleaseAfterMs, pollMs: limits.migrationPausePollMs });
+    this.gate = new MigrationGate({ releaseAfterMs: limits.migrationReleaseAfterMs, pollMs: limits.migrationPausePollMs, switchedOff: options.switchedOff });
     this.pacer = new IoPacer(options.rate, limits.migrationIoBurstMs);
     this.ctx = {
       history: options.history,
@@ -106,7 +108,7 @@ export class MigrationRunner {
   progress(): MigrationProgress {
     const totals = this.pass === null ? null : summarize(this.tables, this.pass, this.stats.passRows);
     const settled = this.phase === 'failed' || this.phase === 'verified';
-    const paused = !settled && (this.gate.paused || this.retrying);
+    const paused = !settled && (this.gate.paused !== null || this.retrying);
     let etaSeconds: number | null = this.phase === 'verified' ? 0 : null;
     if (totals !== null && this.pass !== null && !settled) etaSeconds = this.stats.etaSeconds(totals, this.pass);
     return emptyProgress(paused ? 'paused' : this.phase, {
@@ -119,7 +121,7 @@ export class MigrationRunner {
       ioLimitBytesPerSecond: this.pacer.limit,
       ioBytes: this.pacer.bytes,
       chunkMs: this.stats.chunkMs(),
-      pausedBy: this.retrying ? 'retry' : this.gate.paused ? 'pressure' : null,
+      pausedBy: this.retrying ? 'retry' : this.gate.paused,
       sourceReleased: this.sourceReleased,
       snapshot: this.snapshot,
       error: this.error,

@@ -3,6 +3,7 @@
 
 import { HistoryService } from '../../service/history-service.ts';
 import { UsageError, choiceFlag, parse } from '../args.ts';
+import { migrationLines } from '../migration-text.ts';
 import { formatBytes, isTty, printJson } from '../output.ts';
 
 export async function ingest(argv: readonly string[]): Promise<number> {
@@ -20,7 +21,13 @@ export async function ingest(argv: readonly string[]): Promise<number> {
       ? setInterval(() => {
           service
             .status()
-            .then((s) => process.stderr.write(`\r${s.phase}: ${s.counts.records} records, backlog ${s.backlog.sources} sources / ${formatBytes(s.backlog.bytes)}   `))
+            .then((s) =>
+              process.stderr.write(
+                s.phase === 'migrating'
+                  ? `\r${migrationLines(s.migration, { tty: true })[0] ?? ''}   `
+                  : `\r${s.phase}: ${s.counts.records} records, backlog ${s.backlog.sources} sources / ${formatBytes(s.backlog.bytes)}   `,
+              ),
+            )
             .catch(() => undefined);
         }, 500)
       : null;

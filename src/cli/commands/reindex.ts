@@ -11,7 +11,7 @@ import type { MigrationProgress } from '../../../protocols/migration.ts';
 import { HistoryError } from '../../../protocols/errors.ts';
 import type { HistoryPaths } from '../../config/paths.ts';
 import { resolvePaths } from '../../config/paths.ts';
-import { ingestEnvDisabled } from '../../config/settings.ts';
+import { SettingsWatcher, ingestEnvDisabled } from '../../config/settings.ts';
 import { migrateHome } from '../../migration/migrate-home.ts';
 import { writeRetryRequest } from '../../migration/retry.ts';
 import type { MigrationRunner } from '../../migration/runner.ts';
@@ -76,6 +76,10 @@ export async function reindex(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const paths = resolvePaths();
+  if (!new SettingsWatcher(paths.configJson).read().settings.ingest) {
+    process.stderr.write(`agent-bridge history: ingestion is switched off in ${paths.configJson} (history.ingest); nothing was retried\n`);
+    return 0;
+  }
   const before = readMigrationProgress(paths);
   if (before?.phase === 'verified' || before === null) {
     report(before, json, { cleared: false });
