@@ -13,7 +13,6 @@
 // Environment trouble (busy, locked, IO errors, disk full, permissions) is
 // retried after a cooldown and never latched.
 
-import { existsSync } from 'node:fs';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { HistoryError, serializeError, toHistoryError } from '../../protocols/errors.ts';
 import type { MigrationPass, MigrationPhase, MigrationProgress, TailBatch } from '../../protocols/migration.ts';
@@ -34,7 +33,7 @@ import { IoPacer } from './pacer.ts';
 import type { TableState } from './progress-db.ts';
 import { openProgressFile, ProgressStore } from './progress-db.ts';
 import { snapshotPass } from './snapshot-pass.ts';
-import { ensureSnapshotFiles, newSnapshotPath, openMigrationReader, progressPathOf } from './snapshot-files.ts';
+import { ensureSnapshotFiles, locateSnapshot, newSnapshotPath, openMigrationReader, progressPathOf } from './snapshot-files.ts';
 import { readRetryRequest } from './retry.ts';
 import { emptyProgress, summarize } from './status.ts';
 import { replayTailBatch } from './tail-replay.ts';
@@ -210,12 +209,13 @@ export class MigrationRunner {
   }
 
   private async passes(row: MigrationRow): Promise<void> {
-    const snapshot = row.snapshot;
-    if (snapshot === null || !existsSync(snapshot) || !existsSync(progressPathOf(snapshot))) {
-      throw new HistoryError('VERIFY_FAILED', `the migration snapshot ${snapshot ?? '(none)'} or its progress database is missing; a started migration never starts over by itself`, {
-        path: snapshot ?? undefined,
+    const snapshot = locateSnapshot(this.options.paths, row.snapshot);
+    if (snapshot === null) {
+      throw new HistoryError('VERIFY_FAILED', `the migration snapshot ${row.snapshot ?? '(none)'} or its progress database is missing; a started migration never starts over by itself`, {
+        path: row.snapshot ?? undefined,
       });
     }
+    this.snapshot = snapshot;
     let phase = this.readPhase(snapshot);
     if (phase === 'snapshot') {
       this.phase = 'snapshot';

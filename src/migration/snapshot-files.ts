@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { HistoryError } from '../../protocols/errors.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from '../store/open.ts';
@@ -42,6 +42,19 @@ export function ensureSnapshotFiles(paths: HistoryPaths, snapshot: string): void
   mkdirSync(snapshotDir(paths), { recursive: true, mode: 0o700 });
   touchPrivate(snapshot);
   touchPrivate(progressPathOf(snapshot));
+}
+
+/**
+ * The recorded snapshot, or the file of the same name in this home's
+ * snapshot folder when the bridge home was moved since; null when neither
+ * exists with its progress database.
+ */
+export function locateSnapshot(paths: HistoryPaths, recorded: string | null): string | null {
+  if (recorded === null) return null;
+  for (const candidate of [recorded, join(snapshotDir(paths), basename(recorded))]) {
+    if (existsSync(candidate) && existsSync(progressPathOf(candidate))) return candidate;
+  }
+  return null;
 }
 
 export interface SnapshotWriter {

@@ -13,7 +13,7 @@ import { failureOf, manifestOf, readMigrationRow } from './migration-row.ts';
 import type { TableState } from './progress-db.ts';
 import { ProgressStore } from './progress-db.ts';
 import { emptyProgress } from './progress-object.ts';
-import { openMigrationReader, progressPathOf } from './snapshot-files.ts';
+import { locateSnapshot, openMigrationReader, progressPathOf } from './snapshot-files.ts';
 
 export { emptyProgress } from './progress-object.ts';
 
@@ -62,7 +62,8 @@ export function readMigrationProgress(paths: HistoryPaths): MigrationProgress | 
     return emptyProgress('verified', { snapshot, rowsDone: rows, rowsTotal: rows });
   }
   const failure = failureOf(row);
-  const progressDb = snapshot === null ? null : openMigrationReader(progressPathOf(snapshot));
+  const located = locateSnapshot(paths, snapshot);
+  const progressDb = located === null ? null : openMigrationReader(progressPathOf(located));
   if (progressDb === null) return emptyProgress(failure !== null ? 'failed' : 'starting', { snapshot, error: failure?.error ?? null });
   try {
     const store = new ProgressStore(progressDb);
