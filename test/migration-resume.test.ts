@@ -8,6 +8,7 @@
 
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
+import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { legacyHome } from './support/bridge-home.ts';
@@ -91,4 +92,19 @@ test('a mutable table changed between runs is snapshotted again, its previous ge
   assert.equal(again.prepare('SELECT count(*) FROM conversation_records').pluck().get(), recordRows + 1);
   assert.equal(again.prepare('SELECT count(*) FROM history_legacy_tail').pluck().get(), 1);
   again.close();
+});
+
+test('a bridge home moved in the middle of the migration resumes with its own snapshot', async (t) => {
+  const home = await legacyHome();
+  t.after(() => home.cleanup());
+  assert.equal((await migrate(home, { stopAt: { kind: 'copy', count: 3 } })).phase, 'copy');
+  const moved = join(home.root, 'moved-home');
+  renameSync(home.home, moved);
+  const env = { ...home.env, AGENT_BRIDGE_HOME: moved };
+  const done = await migrate(home, { env });
+  assert.equal(done.phase, 'verified');
+  assert.equal(done.snapshot, join(moved, '.migration-snapshots', snapshotFiles(moved)[0] as string));
+  const bridge = home.manifest.databases['bridge.db'];
+  const copied = await digests(join(moved, 'history.db'), bridge.legacyHistoryTables);
+  for (const name of bridge.legacyHistoryTables) assert.deepEqual(copied[name], { rows: bridge.tables[name]?.rows, sha256: bridge.tables[name]?.sha256 }, name);
 });
