@@ -140,12 +140,17 @@ export class MigrationRunner {
         this.retrying = false;
         return this.progress();
       } catch (error) {
-        const shape = serializeError(error);
+        let shape = serializeError(error);
         this.retrying = false;
         if (shape.code === 'STOPPED' || this.gate.stopping) return this.progress();
         if (latches(shape)) {
-          this.latch(shape);
-          return this.progress();
+          try {
+            this.latch(shape);
+            return this.progress();
+          } catch (latchError) {
+            // Could not record the failure (a busy store): retry; the disagreement will be met again.
+            shape = serializeError(latchError);
+          }
         }
         this.error = shape;
         if (attempt >= this.options.transientAttempts) throw toHistoryError(error, 'migrate legacy history');
