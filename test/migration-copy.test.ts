@@ -74,7 +74,15 @@ for (const userVersion of [8, 6] as const) {
     assert.equal(statSync(snapshot).mode & 0o777, 0o600);
     assert.deepEqual(await digests(snapshot, legacy), copied);
 
-    if (userVersion === 8) checkRecordsAndFts(home);
+    // Every chunk stayed within 32 rows and 512 KiB; only a single row may exceed the byte bound.
+    const progress = openRead(`${snapshot}.progress.db`);
+    const bounds = progress.prepare('SELECT max(rows) AS rows, max(CASE WHEN rows > 1 THEN bytes END) AS multi, max(bytes) AS largest FROM chunks').get() as { rows: number; multi: number; largest: number };
+    progress.close();
+    assert.ok(bounds.rows <= 32 && bounds.multi <= 512 * 1024, JSON.stringify(bounds));
+    if (userVersion === 8) {
+      assert.ok(bounds.largest > 512 * 1024, 'the oversized record formed a chunk of its own');
+      checkRecordsAndFts(home);
+    }
   });
 }
 
