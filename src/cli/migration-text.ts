@@ -22,7 +22,7 @@ export function formatDuration(seconds: number): string {
 export const RETRY_HINT = 'resolve the cause, then run `agent-bridge reindex --retry` (both databases and the snapshot are kept)';
 
 /** Lines describing the migration (the first starts with "migration:"). */
-export function migrationLines(p: MigrationProgress, options: { tty: boolean }): string[] {
+export function migrationLines(p: MigrationProgress, options: { tty: boolean; live?: boolean }): string[] {
   if (p.phase === 'verified') return [`migration: verified${p.tail.replayed > 0 ? ` (${p.tail.replayed} legacy tail records replayed)` : ''}`];
   if (p.phase === 'failed') return [`migration: failed: ${p.error?.message ?? 'unknown error'}`, `           ${RETRY_HINT}`];
   if (p.phase === 'starting' && p.pass === null) return ['migration: not started (runs in the history service before ingestion)'];
@@ -36,6 +36,7 @@ export function migrationLines(p: MigrationProgress, options: { tty: boolean }):
   }
   if (p.etaSeconds !== null) parts.push(`ETA ${formatDuration(p.etaSeconds)}`);
   const lines = [`migration: ${parts.join(', ')}`];
+  if (options.live === false) lines.push('           not running now: it resumes from its checkpoints when the history service starts');
   if (p.sourceReleased) lines.push('           bridge.db read view released under pressure; the snapshot resumes with the same file');
   if (p.error !== null) lines.push(`           last error: ${p.error.code}: ${p.error.message}`);
   return lines;

@@ -54,7 +54,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   } else {
     lines.push('         nothing captured yet');
   }
-  if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty() }));
+  if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty(), live: service !== null }));
   if (service !== null) {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
