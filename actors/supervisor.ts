@@ -17,6 +17,7 @@ import { LIMITS, type Limits } from '../src/config/limits.ts';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
+import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-request.ts';
 import { Scheduler } from '../src/ingest/scheduler.ts';
 import { ProjectResolver } from '../src/project/canonical.ts';
 import { openWriter } from '../src/store/open.ts';
@@ -108,11 +109,13 @@ export class Supervisor {
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const settings = new SettingsWatcher(paths.configJson);
     const projects = new ProjectResolver();
+    const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
     scheduler = new Scheduler(
       {
         history: (message) => history.handle(message),
+        providers: [],
         parse: parser.parse,
         discovery,
         settings: () => {
@@ -120,8 +123,9 @@ export class Supervisor {
           return { settings: read.settings, problem: read.problem === null ? null : serializeError(read.problem) };
         },
         resolveProject: (cwd) => projects.resolve(cwd),
+        reindexRequest: () => requests.read(),
       },
-      { limits: this.limits, pace: options.pace, mode: options.mode },
+      { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true },
     );
     this.counts = history.handle({ type: 'counts' });
     this.countsAt = Date.now();
@@ -170,6 +174,7 @@ export class Supervisor {
       batches: totals?.batches ?? 0,
       records: totals?.records ?? 0,
       documents: totals?.documents ?? 0,
+      reindexedDocuments: this.running?.scheduler.reindexer.documents ?? 0,
       rawBytes: totals?.rawBytes ?? 0,
       elapsedMs: Date.now() - this.startedAt,
       status: this.status(),
@@ -210,12 +215,29 @@ export class Supervisor {
         p99Ms: scheduler?.latency.percentile(99) ?? 0,
       },
       malformedLines: scheduler?.totals.malformed ?? 0,
+      reindex: this.reindexStatus(),
       problems: scheduler?.problems() ?? [],
       lastError: this.fatal ?? scheduler?.lastError ?? null,
       migration: { phase: 'not-started', detail: 'the legacy bridge.db migration actor is not part of this build' },
       mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
       updatedAt: Date.now(),
     };
+  }
+
+  private reindexStatus(): HistoryStatus['reindex'] {
+    const history = this.running?.history;
+    if (history === undefined) return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    try {
+      const progress = history.handle({ type: 'reindexProgress' });
+      return {
+        phase: progress?.phase ?? 'idle',
+        requestedAt: progress?.requestedAt ?? null,
+        rebuilt: progress?.rebuilt ?? 0,
+        lastDone: history.handle({ type: 'lastReindex' }),
+      };
+    } catch {
+      return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    }
   }
 
   private publishStatus(): void {

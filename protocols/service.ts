@@ -12,6 +12,8 @@ export interface StartOptions {
   /** `serve` runs until stopped; `once` runs until no work remains. */
   readonly mode: 'serve' | 'once';
   readonly pace: Pace;
+  /** Rebuild derived search data from retained records first (agent-bridge reindex). */
+  readonly reindex?: boolean;
 }
 
 export type Phase =
@@ -40,6 +42,15 @@ export interface ChildStatus {
   readonly detail?: string;
 }
 
+export interface ReindexStatus {
+  readonly phase: 'idle' | 'reset' | 'rebuild';
+  readonly requestedAt: number | null;
+  /** Records whose documents were rebuilt by the reindex in progress. */
+  readonly rebuilt: number;
+  /** Request time of the last finished reindex. */
+  readonly lastDone: number | null;
+}
+
 export interface HistoryStatus {
   readonly phase: Phase;
   readonly pausedBy: readonly PauseReason[];
@@ -58,6 +69,7 @@ export interface HistoryStatus {
   readonly watch: { readonly state: string; readonly problem: string | null };
   readonly batches: { readonly committed: number; readonly lastMs: number; readonly p50Ms: number; readonly p99Ms: number };
   readonly malformedLines: number;
+  readonly reindex: ReindexStatus;
   readonly problems: readonly SourceProblem[];
   readonly lastError: HistoryErrorShape | null;
   readonly migration: ChildStatus;
@@ -69,6 +81,8 @@ export interface OnceSummary {
   readonly batches: number;
   readonly records: number;
   readonly documents: number;
+  /** Documents derived again from retained records by a reindex. */
+  readonly reindexedDocuments: number;
   readonly rawBytes: number;
   readonly elapsedMs: number;
   readonly status: HistoryStatus;

@@ -6,6 +6,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
 import { ingest } from './commands/ingest.ts';
 import { raw } from './commands/raw.ts';
+import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
 import { serve } from './commands/serve.ts';
 import { sources } from './commands/sources.ts';
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   search: { run: search, usage: 'search <query> [--agent A] [--project P] [--kind K] [--session S] [--limit N] [--json]' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
+  reindex: { run: reindex, usage: 'reindex [--no-wait] [--json]         rebuild search data from retained records' },
   status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status' },
 };
 

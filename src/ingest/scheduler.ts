@@ -22,6 +22,8 @@ import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { LatencyWindow } from './latency.ts';
 import { observe } from './observe.ts';
+import { Reindexer } from './reindexer.ts';
+import type { RecordProvider, RowBatch } from './provider.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
 
 export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
@@ -37,16 +39,22 @@ export interface DiscoveryPort {
 
 export interface SchedulerPorts {
   readonly history: HistoryAsk;
+  /** Non-file sources (OpenCode, bridge records): one unit of work each per batch. */
+  readonly providers: readonly RecordProvider[];
   readonly parse: (task: ParseTask) => Promise<ParseResult>;
   readonly discovery: DiscoveryPort;
   readonly settings: () => { settings: HistorySettings; problem: HistoryErrorShape | null };
   readonly resolveProject: (cwd: string) => Promise<string>;
+  /** The newest reindex request (epoch ms) made by `agent-bridge reindex`, or null. */
+  readonly reindexRequest: () => number | null;
 }
 
 export interface SchedulerOptions {
   readonly limits: Limits;
   readonly pace: Pace;
   readonly mode: 'serve' | 'once';
+  /** Start by rebuilding derived search data from retained records. */
+  readonly reindex?: boolean;
   readonly now?: () => number;
 }
 
@@ -54,6 +62,13 @@ interface ActiveLane {
   readonly lane: Lane;
   readonly state: SourceState;
   batches: number;
+}
+
+/** One batch's work, kept for a retry when the store was busy. */
+interface Work {
+  readonly chunks: CommitChunk[];
+  readonly rows: RowBatch[];
+  readonly lanes: ActiveLane[];
 }
 
 export interface SchedulerTotals {
@@ -68,7 +83,7 @@ export class Scheduler {
   private table: SourceTable | null = null;
   private readonly lanes = new Map<string, ActiveLane>();
   private readonly dirtyPaths = new Set<string>();
-  private retry: { chunks: CommitChunk[]; lanes: ActiveLane[] } | null = null;
+  private retry: Work | null = null;
   private pressure = false;
   private cooldownUntil = 0;
   private stopping = false;
@@ -77,6 +92,8 @@ export class Scheduler {
   private discoveryRunning = false;
   private passesSinceStart = 0;
   private pollIndex = 0;
+  private handledRequest = 0;
+  readonly reindexer: Reindexer;
   private readonly now: () => number;
   readonly latency = new LatencyWindow(1000);
   readonly totals: SchedulerTotals = { batches: 0, records: 0, documents: 0, rawBytes: 0, malformed: 0 };
@@ -90,6 +107,7 @@ export class Scheduler {
     private readonly options: SchedulerOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.reindexer = new Reindexer(ports);
   }
 
   // ---- messages from the supervisor -------------------------------------
@@ -129,6 +147,9 @@ export class Scheduler {
   /** Runs until stopped (serve) or until no work remains (once). */
   async run(): Promise<void> {
     this.table = new SourceTable(this.ports.history({ type: 'loadSources' }));
+    if (this.options.reindex === true && this.ports.history({ type: 'reindexProgress' }) === null) {
+      this.ports.history({ type: 'beginReindex', requestedAt: this.now() });
+    }
     const { limits } = this.options;
     try {
       while (!this.stopping) {
@@ -142,13 +163,15 @@ export class Scheduler {
           await this.discover();
           await this.poll();
           backlog = await this.batch();
+          backlog = (await this.reindex()) || backlog;
         } catch (error) {
           this.fail(error);
         }
         backlog ||= this.discoveryRunning || this.pendingCount() > 0;
         this.phase = backlog ? 'ingesting' : 'idle';
         if (this.options.mode === 'once' && !backlog && this.passesSinceStart > 0 && this.lastError === null) break;
-        if (this.options.mode === 'once' && this.lastError !== null && classify(this.lastError) === 'fatal') break;
+        // Nobody waits out a cooldown in a once run: anything but a retryable error ends it.
+        if (this.options.mode === 'once' && this.lastError !== null && classify(this.lastError) !== 'retry') break;
         this.lastError = this.lastError !== null && this.now() < this.cooldownUntil ? this.lastError : null;
         await this.sleep(backlog ? (this.options.pace === 'max' ? 0 : limits.backlogIntervalMs) : limits.idlePollMs);
       }
@@ -186,6 +209,19 @@ export class Scheduler {
       if (timer === undefined) setImmediate(done);
       this.wake = done;
     });
+  }
+
+  /** Start a requested reindex; run one step of a reindex in progress. Returns whether one is active. */
+  private async reindex(): Promise<boolean> {
+    const requested = this.ports.reindexRequest();
+    if (requested !== null && requested > this.handledRequest) {
+      this.handledRequest = requested;
+      const history = this.ports.history;
+      const current = history({ type: 'reindexProgress' });
+      const done = history({ type: 'lastReindex' });
+      if (current === null && (done === null || requested > done)) history({ type: 'beginReindex', requestedAt: requested });
+    }
+    return this.reindexer.step();
   }
 
   // ---- discovery and polling ---------------------------------------------
@@ -278,7 +314,7 @@ export class Scheduler {
   }
 
   pendingCount(): number {
-    return this.table === null ? 0 : this.pending().length + this.lanes.size;
+    return this.table === null ? 0 : this.pending().length + this.lanes.size + this.ports.providers.filter((p) => p.backlog).length;
   }
 
   backlogBytes(): number {
@@ -335,43 +371,56 @@ export class Scheduler {
     }
   }
 
+  /** One unit of work from every provider that has some (a failing provider is skipped and reports its problem). */
+  private async providerRows(): Promise<RowBatch[]> {
+    const rows: RowBatch[] = [];
+    for (const provider of this.ports.providers) {
+      try {
+        const batch = await provider.next();
+        if (batch !== null) rows.push(batch);
+      } catch (error) {
+        this.lastError = serializeError(toHistoryError(error, `read ${provider.name}`));
+      }
+    }
+    return rows;
+  }
+
+  /** Read the next batch: chunks from up to two file lanes and one unit from each provider. */
+  private async gather(): Promise<Work> {
+    await this.openLanes();
+    const lanes = [...this.lanes.values()];
+    let chunks: CommitChunk[] = [];
+    if (lanes.length > 0) {
+      try {
+        chunks = await toCommitChunks(await collectBatch(lanes.map((a) => a.lane), this.options.limits), this.ports.resolveProject);
+      } catch (error) {
+        await this.dropLanes(lanes, error);
+      }
+    }
+    return { chunks, rows: await this.providerRows(), lanes };
+  }
+
   /** One batch. Returns whether a backlog remains. */
   private async batch(): Promise<boolean> {
     const table = this.table as SourceTable;
-    let chunks: CommitChunk[];
-    let used: ActiveLane[];
-    if (this.retry !== null) {
-      ({ chunks, lanes: used } = this.retry);
-    } else {
-      await this.openLanes();
-      used = [...this.lanes.values()];
-      if (used.length === 0) return false;
-      let batch;
-      try {
-        batch = await collectBatch(used.map((a) => a.lane), this.options.limits);
-      } catch (error) {
-        await this.dropLanes(used, error);
-        return true;
-      }
-      chunks = await toCommitChunks(batch, this.ports.resolveProject);
-    }
-    if (chunks.length > 0) {
+    const work = this.retry ?? (await this.gather());
+    this.retry = null;
+    if (work.chunks.length > 0 || work.rows.length > 0) {
       let result: CommitResult;
       const started = performance.now();
       try {
-        result = this.ports.history({ type: 'commit', chunks });
+        result = this.ports.history({ type: 'commit', chunks: work.chunks, rows: work.rows });
       } catch (error) {
         const shape = serializeError(error);
         if (shape.code === 'STORE_BUSY') {
-          this.retry = { chunks, lanes: used };
+          this.retry = work;
           this.lastError = shape;
           return true;
         }
-        this.retry = null;
-        await this.closeLanes(used);
+        for (const batch of work.rows) this.providerOf(batch).abandoned(batch);
+        await this.closeLanes(work.lanes);
         throw error;
       }
-      this.retry = null;
       this.latency.add(performance.now() - started);
       this.totals.batches++;
       this.totals.records += result.records;
@@ -379,14 +428,21 @@ export class Scheduler {
       this.totals.rawBytes += result.rawBytes;
       this.totals.malformed += result.malformed;
       for (const [id, cursor] of result.cursors) table.committed(id, cursor);
+      for (const batch of work.rows) this.providerOf(batch).committed(batch);
     }
     const finished: ActiveLane[] = [];
-    for (const active of used) {
+    for (const active of work.lanes) {
       active.batches++;
       if (active.lane.exhausted) finished.push(active);
     }
     await this.closeLanes(finished);
-    return this.lanes.size > 0;
+    return this.lanes.size > 0 || this.ports.providers.some((p) => p.backlog);
+  }
+
+  private providerOf(batch: RowBatch): RecordProvider {
+    const provider = this.ports.providers.find((p) => p.name === batch.provider);
+    if (provider === undefined) throw new Error(`no provider named ${batch.provider}`);
+    return provider;
   }
 
   private async dropLanes(lanes: ActiveLane[], error: unknown): Promise<void> {
@@ -415,6 +471,7 @@ export class Scheduler {
   problems(): SourceProblem[] {
     const list: SourceProblem[] = [];
     if (this.configProblem !== null) list.push({ path: this.configProblem.path ?? 'config.json', code: this.configProblem.code, message: this.configProblem.message });
+    for (const provider of this.ports.providers) list.push(...provider.problems());
     if (this.table === null) return list;
     for (const state of this.table.all()) {
       if (state.problem !== null) list.push({ path: state.plan.path, code: state.problem.code, message: state.problem.message });

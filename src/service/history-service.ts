@@ -19,6 +19,8 @@ export interface HistoryServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly mode?: 'serve' | 'once';
   readonly pace?: Pace;
+  /** Rebuild derived search data from retained records first. */
+  readonly reindex?: boolean;
   /** Called when the worker fails or restarts (the broker logs it). */
   readonly onEvent?: (event: { type: 'restart' | 'exit' | 'error'; detail: string }) => void;
 }
@@ -53,6 +55,7 @@ function disabledStatus(): HistoryStatus {
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
     malformedLines: 0,
+    reindex: { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null },
     problems: [],
     lastError: null,
     migration: { phase: 'not-started' },
@@ -73,7 +76,7 @@ export class HistoryService {
 
   constructor(private readonly options: HistoryServiceOptions = {}) {
     const env = options.env ?? process.env;
-    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec' };
+    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec', reindex: options.reindex === true };
   }
 
   /** Whether the environment switch keeps the worker from starting. */
