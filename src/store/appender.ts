@@ -75,6 +75,13 @@ export class RecordAppender {
     return existing.id;
   }
 
+  /** The id of the record at (source, generation, offset) if it holds exactly `raw`. */
+  find(source: string, generation: number, offset: number, raw: Uint8Array): number | undefined {
+    const existing = this.existingRecord.get(source, generation, offset) as { id: number; raw: Uint8Array } | undefined;
+    if (existing === undefined) return undefined;
+    return Buffer.compare(Buffer.from(existing.raw), Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) === 0 ? existing.id : undefined;
+  }
+
   /** Add a document for a record (a document that exists already is kept). */
   addDocument(record: number, conversation: ConversationRow, doc: DocumentInput, totals: AppendTotals): void {
     if (doc.text === '') return;

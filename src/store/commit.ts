@@ -105,9 +105,10 @@ export class ChunkCommitter {
   /**
    * Append one chunk's records and documents, continuing from `state`, and
    * return the state a following chunk continues from. Does not move cursors.
-   * In `rebuild` mode the chunk is a retained record: no inline copies are
-   * appended (they exist, or legacy ones were cut differently); documents of
-   * routed lines refer to the chunk's own record.
+   * In `rebuild` mode the chunk is a retained record: no inline copy is
+   * appended; documents of routed lines refer to the inline copy captured
+   * with them, or to the chunk's own record when there is none (legacy
+   * ingestors cut inline copies differently).
    */
   apply(chunk: CommitChunk, state: RouteState, totals: CommitTotals, mode: 'capture' | 'rebuild' = 'capture'): RouteState {
     const own = this.conversations.get(chunk.conversation);
@@ -128,20 +129,17 @@ export class ChunkCommitter {
       if (run.route !== own.id) {
         // Lines of another conversation (an inline sidechain) also get a record of their own.
         conversation = this.conversations.ensure({ id: run.route, agent: own.agent, session: own.session, parent: own.id, kind: own.kind }, own.project);
-      }
-      if (run.route !== own.id && mode === 'capture') {
-        record = this.appender.append(
-          {
-            source: inlineSource(chunk.source, run.route),
-            generation: chunk.generation,
-            offset: run.start,
-            conversation: run.route,
-            at: run.at,
-            raw: chunk.bytes.subarray(run.start - chunk.offset, run.end - chunk.offset),
-            part: null,
-          },
-          totals,
-        );
+        const inline = {
+          source: inlineSource(chunk.source, run.route),
+          generation: chunk.generation,
+          offset: run.start,
+          conversation: run.route,
+          at: run.at,
+          raw: chunk.bytes.subarray(run.start - chunk.offset, run.end - chunk.offset),
+          part: null,
+        };
+        // A rebuild never appends: it uses the inline copy captured with this run, if there is one.
+        record = mode === 'capture' ? this.appender.append(inline, totals) : (this.appender.find(inline.source, inline.generation, inline.offset, inline.raw) ?? recordId);
       }
       for (const line of run.lines) {
         this.appender.addDocument(record, conversation, { text: line.segment.text, offset: line.segment.offset, line: line.lineStart, at: line.at }, totals);
