@@ -18,7 +18,7 @@ import type { HistoryAsk } from '../../ingest/scheduler.ts';
 import { accessMode, contentKey, journalKind, observeFiles, openReadOnly, type Db } from './access.ts';
 import { copyTable } from './copy.ts';
 import { formatCursor, parseCursor, START, type RowCursor } from './cursor.ts';
-import { discoverSessions } from './discover.ts';
+import { discoverSessions, retainSession } from './discover.ts';
 import { discoveryCursorKey, rowCursorKey, rowCursorPrefix, type RowTable } from './keys.ts';
 import { describeFailure } from './problems.ts';
 import { Queries, type Position } from './queries.ts';
@@ -127,9 +127,9 @@ export class OpenCodeDatabase {
       };
       if (!this.loaded) this.load();
       if (!this.discoveryDone) await this.discover(local, stepDeps);
-      if (changed) this.checkActive(q, now);
+      if (changed) await this.check(local, stepDeps, this.activeSessions(q, now));
+      if (!local.exhausted) await this.check(local, stepDeps, this.sweepSlice(changed, now));
       this.copyDirty(local, stepDeps, now);
-      if (!local.exhausted) this.sweepSlice(q, changed, now);
       this.lastKey = key;
       this.problem = null;
       out.absorb(local);
@@ -160,6 +160,11 @@ export class OpenCodeDatabase {
         if (session.cursors[table].pending !== null) this.dirty.add(session.id);
       }
     }
+    const revisions = rowCursorPrefix(this.tag, 'session');
+    for (const [key, value] of this.deps.history({ type: 'cursors', prefix: revisions })) {
+      const cursor = parseCursor(value);
+      if (cursor.at >= 0) this.session(key.slice(revisions.length)).revision = cursor.at;
+    }
     const discoveryKey = discoveryCursorKey(this.tag);
     const stored = this.deps.history({ type: 'cursors', prefix: discoveryKey }).find(([key]) => key === discoveryKey);
     const cursor = parseCursor(stored?.[1]);
@@ -172,7 +177,7 @@ export class OpenCodeDatabase {
   private session(id: string): SessionRef {
     let session = this.sessions.get(id);
     if (session === undefined) {
-      session = { id, parent: null, project: null, cursors: { message: START, part: START } };
+      session = { id, parent: null, project: null, revision: null, cursors: { message: START, part: START } };
       this.sessions.set(id, session);
     }
     return session;
@@ -196,31 +201,42 @@ export class OpenCodeDatabase {
   }
 
   /** After a change: the sessions most likely to have changed. */
-  private checkActive(q: Queries, now: number): void {
+  private activeSessions(q: Queries, now: number): string[] {
     const candidates = new Set(q.recentSessions(RECENT_SESSIONS));
     for (const [id, at] of this.hot) {
       if (now - at > HOT_MS) this.hot.delete(id);
       else candidates.add(id);
     }
-    for (const id of candidates) {
-      const session = this.sessions.get(id);
-      if (session !== undefined && !this.waiting.has(id) && this.hasWork(q, session)) this.dirty.add(id);
-    }
+    return [...candidates];
   }
 
-  private sweepSlice(q: Queries, changed: boolean, now: number): void {
+  private sweepSlice(changed: boolean, now: number): string[] {
     if (this.sweepDone) {
-      if (!changed || now - this.sweepFinishedAt < this.deps.limits.discoveryRevisitMs) return;
+      if (!changed || now - this.sweepFinishedAt < this.deps.limits.discoveryRevisitMs) return [];
       this.sweepQueue = [...this.sessions.keys()];
       this.sweepDone = false;
     }
-    for (const id of this.sweepQueue.splice(0, SWEEP_PER_STEP)) {
-      const session = this.sessions.get(id);
-      if (session !== undefined && this.hasWork(q, session)) this.dirty.add(id);
-    }
+    const slice = this.sweepQueue.splice(0, SWEEP_PER_STEP);
     if (this.sweepQueue.length === 0) {
       this.sweepDone = true;
       this.sweepFinishedAt = now;
+    }
+    return slice;
+  }
+
+  /**
+   * Look at sessions that may have changed without discovery seeing it (a
+   * session row whose new time_updated is not after the discovery cursor, a
+   * row written without touching its session): retain a changed session row,
+   * and mark sessions with rows after their cursors for copying.
+   */
+  private async check(out: StepOutput, deps: StepDeps, ids: readonly string[]): Promise<void> {
+    for (const id of ids) {
+      const session = this.sessions.get(id);
+      if (session === undefined || this.waiting.has(id)) continue;
+      const row = deps.q.session(id);
+      if (row !== undefined && row.time_updated !== session.revision) await retainSession(out, deps, row, session, this.deps.resolveProject);
+      if (this.hasWork(deps.q, session)) this.dirty.add(id);
     }
   }
 

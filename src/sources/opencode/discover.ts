@@ -7,9 +7,9 @@
 
 import type { Position, Queries } from './queries.ts';
 import { emitSlices, type SessionRef, type StepDeps, type StepOutput } from './step.ts';
-import { opencodeConversation, sessionSource } from './keys.ts';
+import { opencodeConversation, rowCursorKey, sessionSource } from './keys.ts';
 import { chooseSlot } from './slices.ts';
-import { START } from './cursor.ts';
+import { formatCursor, START } from './cursor.ts';
 
 export const SESSIONS_PER_STEP = 32;
 
@@ -34,6 +34,41 @@ function directoryOf(q: Queries, row: Record<string, unknown>): string | null {
   return worktree === null || worktree === '/' ? null : worktree;
 }
 
+/**
+ * Retain the observed revision of a session row (unless retained already) and
+ * name its parent and project. Returns the session with what was learned.
+ */
+export async function retainSession(
+  out: StepOutput,
+  deps: StepDeps,
+  row: Record<string, unknown>,
+  known: SessionRef | undefined,
+  resolveProject: (cwd: string) => Promise<string>,
+): Promise<SessionRef | null> {
+  const id = row.id;
+  const at = row.time_updated;
+  if (typeof id !== 'string' || typeof at !== 'number') return null;
+  const parent = text(row.parent_id);
+  const directory = directoryOf(deps.q, row);
+  const session: SessionRef = known ?? { id, parent: null, project: null, revision: null, cursors: { message: START, part: START } };
+  session.parent = parent === id ? null : parent;
+  session.project = directory === null ? session.project : await resolveProject(directory);
+  if (session.revision !== at) {
+    const data = Buffer.from(JSON.stringify(row), 'utf8');
+    const source = sessionSource(deps.tag, id, at);
+    // A session row is small; its slices are taken whole, in one step.
+    const slot = chooseSlot(deps.retained, source, data);
+    if (!slot.complete) emitSlices(out, { source, session, table: 'session', part: id, at, data }, slot, true);
+    out.cursors.set(rowCursorKey(deps.tag, 'session', id), formatCursor({ at, id, pending: null }));
+    out.effects.push(() => {
+      session.revision = at;
+    });
+  }
+  out.countRow();
+  if (session.parent !== null) out.links.push({ child: opencodeConversation(id), parent: opencodeConversation(session.parent) });
+  return session;
+}
+
 export async function discoverSessions(
   out: StepOutput,
   deps: StepDeps,
@@ -45,22 +80,9 @@ export async function discoverSessions(
   const sessions: SessionRef[] = [];
   let next = from;
   for (const row of rows) {
-    const id = row.id;
-    const at = row.time_updated;
-    if (typeof id !== 'string' || typeof at !== 'number') continue;
-    next = { at, id };
-    const parent = text(row.parent_id);
-    const directory = directoryOf(deps.q, row);
-    const session: SessionRef = known(id) ?? { id, parent: null, project: null, cursors: { message: START, part: START } };
-    session.parent = parent === id ? null : parent;
-    session.project = directory === null ? session.project : await resolveProject(directory);
-    const data = Buffer.from(JSON.stringify(row), 'utf8');
-    const source = sessionSource(deps.tag, id, at);
-    // A session row is small; its slices are taken whole, in one step.
-    const slot = chooseSlot(deps.retained, source, data);
-    if (!slot.complete) emitSlices(out, { source, session, table: 'session', part: id, at, data }, slot, true);
-    out.countRow();
-    if (session.parent !== null) out.links.push({ child: opencodeConversation(id), parent: opencodeConversation(session.parent) });
+    const session = await retainSession(out, deps, row, typeof row.id === 'string' ? known(row.id) : undefined, resolveProject);
+    if (session === null) continue;
+    next = { at: row.time_updated as number, id: session.id };
     sessions.push(session);
   }
   return { sessions, next, done: rows.length < SESSIONS_PER_STEP };

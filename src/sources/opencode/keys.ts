@@ -2,7 +2,8 @@
 //   conversation   opencode:<session>
 //   session row    opencode:<session>:session:<time_updated>
 //   message/part   opencode:<session>:<message|part>:<row id>:<time_updated>
-//   cursors        opencode-discovery, durable-<message|part>:<session>
+//   cursors        opencode-discovery, durable-<message|part>:<session>, and
+//                  durable-session:<session> (the last retained session revision)
 // One source key per observed row revision: a later revision is a new key,
 // so earlier revisions are never touched. The default database
 // (<data>/opencode.db) uses the legacy-compatible names above; any other
@@ -10,6 +11,8 @@
 // databases holding the same session ids can never collide.
 
 export type RowTable = 'message' | 'part';
+/** Tables with a per-session cursor: the session row's own last retained revision, and its rows. */
+export type CursorTable = 'session' | RowTable;
 export type Table = 'session' | RowTable;
 
 export function opencodeConversation(session: string): string {
@@ -32,12 +35,12 @@ export function discoveryCursorKey(tag: string): string {
   return tag === '' ? 'opencode-discovery' : `opencode-discovery@${tag}`;
 }
 
-/** Prefix shared by every row cursor of one table of one database. */
-export function rowCursorPrefix(tag: string, table: RowTable): string {
+/** Prefix shared by every per-session cursor of one table of one database. */
+export function rowCursorPrefix(tag: string, table: CursorTable): string {
   return tag === '' ? `durable-${table}:` : `durable-${table}@${tag}:`;
 }
 
-export function rowCursorKey(tag: string, table: RowTable, session: string): string {
+export function rowCursorKey(tag: string, table: CursorTable, session: string): string {
   return `${rowCursorPrefix(tag, table)}${session}`;
 }
 

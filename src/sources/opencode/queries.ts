@@ -29,6 +29,7 @@ const AFTER = '(time_updated > ? OR (time_updated = ? AND id > ?))';
 export class Queries {
   private readonly sessionsPage: Statement;
   private readonly recent: Statement;
+  private readonly one: Statement;
   private readonly parent: Statement | null;
   private readonly worktree: Statement | null;
   private readonly list: Record<RowTable, Statement>;
@@ -37,6 +38,7 @@ export class Queries {
 
   constructor(db: Db, readonly columns: Columns) {
     this.sessionsPage = db.prepare(`SELECT * FROM session WHERE ${AFTER} ORDER BY time_updated, id LIMIT ?`);
+    this.one = db.prepare('SELECT * FROM session WHERE id = ?');
     this.recent = db.prepare('SELECT id FROM session ORDER BY time_updated DESC LIMIT ?').pluck();
     this.parent = columns.session.has('parent_id') ? db.prepare('SELECT parent_id FROM session WHERE id = ?').pluck() : null;
     this.worktree = columns.project.has('worktree') && columns.project.has('id') ? db.prepare('SELECT worktree FROM project WHERE id = ?').pluck() : null;
@@ -54,6 +56,10 @@ export class Queries {
 
   sessionsAfter(from: Position, limit: number): Array<Record<string, unknown>> {
     return this.sessionsPage.all(from.at, from.at, from.id, limit) as Array<Record<string, unknown>>;
+  }
+
+  session(id: string): Record<string, unknown> | undefined {
+    return this.one.get(id) as Record<string, unknown> | undefined;
   }
 
   recentSessions(limit: number): string[] {

@@ -17,6 +17,8 @@ export interface SessionRef {
   readonly id: string;
   parent: string | null;
   project: string | null;
+  /** time_updated of the last retained revision of the session row (null: none known). */
+  revision: number | null;
   readonly cursors: Record<RowTable, RowCursor>;
 }
 
