@@ -189,7 +189,7 @@ export class OpenCodeDatabase {
       this.sessions.set(session.id, session);
       this.dirty.add(session.id);
     }
-    out.cursors.set(discoveryCursorKey(this.tag), formatCursor({ at: page.next.at, id: page.next.id, pending: null }));
+    if (page.next !== this.discovery) out.cursors.set(discoveryCursorKey(this.tag), formatCursor({ at: page.next.at, id: page.next.id, pending: null }));
     out.effects.push(() => {
       this.discovery = page.next;
       if (page.done) this.discoveryDone = true;
