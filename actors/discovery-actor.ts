@@ -8,6 +8,7 @@ import type { HistoryPaths } from '../src/config/paths.ts';
 import type { Limits } from '../src/config/limits.ts';
 import { claudeSource } from '../src/sources/claude.ts';
 import { codexSource } from '../src/sources/codex.ts';
+import { opencodeJsonSource } from '../src/sources/opencode/legacy-json.ts';
 import type { DiscoveryRoot, Found, StepResult } from '../src/sources/discovery.ts';
 import { DiscoveryWalker } from '../src/sources/discovery.ts';
 import { HeaderCache } from '../src/sources/header.ts';
@@ -16,7 +17,7 @@ import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
 
 /** Every file source format, one module each. */
-export const FILE_SOURCES: readonly FileSourceModule[] = [claudeSource, codexSource];
+export const FILE_SOURCES: readonly FileSourceModule[] = [claudeSource, codexSource, opencodeJsonSource];
 
 export class DiscoveryActor implements DiscoveryPort {
   readonly name = 'discovery';

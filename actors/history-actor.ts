@@ -6,6 +6,7 @@
 import type { Actor } from '../protocols/actor.ts';
 import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
+import { cursorsWithPrefix } from '../src/store/cursors.ts';
 import { retainedChunks } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
@@ -38,6 +39,8 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return retainedChunks(this.db, message.source, message.generation);
       case 'counts':
         return this.writer.counts();
+      case 'cursors':
+        return cursorsWithPrefix(this.db, message.prefix);
       case 'reindexProgress':
         return reindexProgress(this.db);
       case 'lastReindex':

@@ -7,6 +7,7 @@ import type { ParseResult, ParseTask } from '../protocols/records.ts';
 import { claudeDecoder } from '../src/sources/claude.ts';
 import { codexDecoder } from '../src/sources/codex.ts';
 import { parseJsonlChunk, parseOpaqueChunk, parseTextChunk } from '../src/sources/jsonl.ts';
+import { parseOpencodeJsonChunk } from '../src/sources/opencode/legacy-json.ts';
 
 export function parseChunk(task: ParseTask): ParseResult {
   switch (task.format) {
@@ -18,6 +19,8 @@ export function parseChunk(task: ParseTask): ParseResult {
       return parseTextChunk(task);
     case 'opaque':
       return parseOpaqueChunk(task);
+    case 'opencode-json':
+      return parseOpencodeJsonChunk(task);
   }
 }
 

@@ -20,6 +20,7 @@ import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
 import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-request.ts';
 import { Scheduler } from '../src/ingest/scheduler.ts';
 import { ProjectResolver } from '../src/project/canonical.ts';
+import { OpenCodeProvider } from '../src/sources/opencode/provider.ts';
 import { openWriter } from '../src/store/open.ts';
 import { writeStatusFile } from '../src/store/status-file.ts';
 import type { StoreCounts } from '../src/store/writer.ts';
@@ -111,11 +112,12 @@ export class Supervisor {
     const projects = new ProjectResolver();
     const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
+    const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
     scheduler = new Scheduler(
       {
         history: (message) => history.handle(message),
-        providers: [],
+        providers: [opencode],
         parse: parser.parse,
         discovery,
         settings: () => {

@@ -14,6 +14,8 @@ export const ERROR_CODES = [
   // Sources
   'SOURCE_UNREADABLE', // ENOENT / EACCES / EPERM on a source file
   'SOURCE_REFUSED', // a path outside its root or through a symlink
+  'SOURCE_BUSY', // a provider database (OpenCode) is locked or changing: retried later
+  'SOURCE_SCHEMA', // a provider database lacks a table or column capture needs
   // Configuration and input
   'CONFIG_INVALID',
   'BAD_INPUT',
@@ -105,6 +107,7 @@ export function toHistoryError(error: unknown, step?: string): HistoryError {
 export function classify(error: HistoryErrorShape): ErrorClass {
   switch (error.code) {
     case 'STORE_BUSY':
+    case 'SOURCE_BUSY':
     case 'SOURCE_UNREADABLE':
       return 'retry';
     case 'STORE_IO':

@@ -21,6 +21,8 @@ export type HistoryMessage =
   /** Retained chunks of one generation, in offset order (read outside transactions). */
   | { readonly type: 'retained'; readonly source: string; readonly generation: number }
   | { readonly type: 'counts' }
+  /** Cursors whose key starts with `prefix` (a record provider loading its committed state). */
+  | { readonly type: 'cursors'; readonly prefix: string }
   // Reindex: reset derived documents, then derive them again from retained records.
   | { readonly type: 'reindexProgress' }
   | { readonly type: 'lastReindex' }
@@ -40,6 +42,7 @@ export interface HistoryReplies {
   touch: void;
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
   counts: StoreCounts;
+  cursors: Array<[string, string]>;
   reindexProgress: ReindexProgress | null;
   lastReindex: number | null;
   beginReindex: ReindexProgress;

@@ -14,9 +14,13 @@ export type Kind = (typeof KINDS)[number];
  * - `claude`, `codex`: JSONL transcripts, one document per line.
  * - `text`: plain text (Claude's persisted tool output); one document per chunk.
  * - `opaque`: retained byte-exactly but not indexed (sidecar metadata, compressed rollouts).
+ * - `opencode-json`: one JSON document per file (OpenCode's pre-1.2 JSON store), one document per file.
  */
-export const LINE_FORMATS = ['claude', 'codex', 'text', 'opaque'] as const;
+export const LINE_FORMATS = ['claude', 'codex', 'text', 'opaque', 'opencode-json'] as const;
 export type LineFormat = (typeof LINE_FORMATS)[number];
+
+/** Formats whose files are one document each: read whole when they fit a chunk (see chunker.ts). */
+export const DOCUMENT_FORMATS: ReadonlySet<LineFormat> = new Set<LineFormat>(['opencode-json']);
 
 /** What a parser needs to know about the source a chunk came from. */
 export interface ChunkContext {

@@ -8,7 +8,7 @@
 // Each step's documents and its progress commit together, so a reindex
 // interrupted at any point resumes without losing or doubling documents.
 
-import type { LineFormat, ParseResult, ParseTask } from '../../protocols/records.ts';
+import { LINE_FORMATS, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { fragmentText, trailingToken, CARRY_MAX } from '../text/extract.ts';
 import type { CommitChunk } from '../store/commit.ts';
 import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../store/reindex-store.ts';
@@ -29,7 +29,7 @@ const AGENT_FILE = /\/agent-([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
 
 /** How a file source's records are parsed ('jsonl' rows come from the legacy ingestor). */
 export function lineFormatOf(file: FileSourceRow): LineFormat {
-  if (file.format === 'claude' || file.format === 'codex' || file.format === 'text' || file.format === 'opaque') return file.format;
+  if ((LINE_FORMATS as readonly string[]).includes(file.format)) return file.format as LineFormat;
   if (file.path.endsWith('.txt')) return 'text';
   if (file.conversation.startsWith('claude:')) return 'claude';
   if (file.conversation.startsWith('codex:')) return 'codex';

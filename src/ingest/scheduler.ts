@@ -177,6 +177,7 @@ export class Scheduler {
       }
     } finally {
       await this.closeLanes([...this.lanes.values()]);
+      for (const provider of this.ports.providers) await provider.close().catch(() => undefined);
       this.phase = 'stopped';
     }
     if (this.options.mode === 'once' && this.lastError !== null) throw toHistoryError(this.lastError);

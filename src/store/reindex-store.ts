@@ -8,6 +8,7 @@
 // the middle resumes where it stopped. Documents and records captured after
 // the reindex started are above its high-water marks and are left alone.
 
+import { LINE_FORMATS } from '../../protocols/records.ts';
 import type { Db } from './open.ts';
 
 export const REINDEX_KEY = 'reindex';
@@ -42,7 +43,7 @@ export interface ReindexProgress {
 }
 
 /** File source formats whose records are replayed through the parsers ('jsonl' is the legacy name). */
-export const FILE_FORMATS = ['claude', 'codex', 'text', 'opaque', 'jsonl'] as const;
+export const FILE_FORMATS = [...LINE_FORMATS, 'jsonl'] as const;
 
 export function reindexProgress(db: Db): ReindexProgress | null {
   const text = db.prepare('SELECT cursor FROM history_cursors WHERE source = ?').pluck().get(REINDEX_KEY) as string | undefined;
