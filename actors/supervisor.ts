@@ -208,6 +208,7 @@ export class Supervisor {
         running: phase === 'ingesting' || phase === 'starting',
         lastPassAt: scheduler?.lastPassAt ?? null,
         refusedLinks: running?.discovery.refusedLinks ?? 0,
+        gone: scheduler?.goneCount() ?? 0,
       },
       watch: running?.discovery.watchState ?? { state: 'off', problem: null },
       batches: {

@@ -65,7 +65,15 @@ export interface HistoryStatus {
     readonly rawBytes: number;
   };
   readonly backlog: { readonly sources: number; readonly bytes: number };
-  readonly discovery: { readonly passes: number; readonly running: boolean; readonly lastPassAt: number | null; readonly refusedLinks: number };
+  readonly discovery: {
+    readonly passes: number;
+    readonly running: boolean;
+    readonly lastPassAt: number | null;
+    /** Symbolic links below the roots, refused (never followed). */
+    readonly refusedLinks: number;
+    /** Captured files that no longer exist on disk; their bytes stay retained. */
+    readonly gone: number;
+  };
   readonly watch: { readonly state: string; readonly problem: string | null };
   readonly batches: { readonly committed: number; readonly lastMs: number; readonly p50Ms: number; readonly p99Ms: number };
   readonly malformedLines: number;

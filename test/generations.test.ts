@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, mkdirSync, openSync, closeSync, readFileSync, renameSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { HistoryService } from '../src/service/history-service.ts';
@@ -113,6 +113,31 @@ describe('generations', () => {
       assert.deepEqual(await raw(env, path, generation), bytes, `generation ${generation}`);
     }
     withStore(home, (db) => assert.deepEqual(tilingProblems(db), []));
+  });
+
+  it('keeps the bytes of a file deleted from disk, without reporting a problem', async () => {
+    const home = tempDir();
+    const env = envFor(home);
+    const session = randomUUID();
+    const path = claudeFile(home, session);
+    writeFileSync(path, line(session, 'ephemeral kappa') + line(session, 'ephemeral lambda'));
+    const bytes = readFileSync(path);
+    await ingest(env);
+    rmSync(path);
+    const service = new HistoryService({ env, mode: 'serve', pace: 'max' });
+    await service.start();
+    try {
+      let status = await service.status();
+      for (let i = 0; i < 100 && status.discovery.passes === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        status = await service.status();
+      }
+      assert.equal(status.discovery.gone, 1, 'the deleted file is counted as gone');
+      assert.deepEqual(status.problems, [], 'a deleted source is not a problem');
+    } finally {
+      await service.stop();
+    }
+    assert.deepEqual(await raw(env, path, 0), bytes, 'its captured bytes are retained');
   });
 
   it('captures a file exactly while it is being appended to, including lines written in pieces', async () => {

@@ -318,6 +318,10 @@ export class Scheduler {
     return this.table === null ? 0 : this.pending().length + this.lanes.size + this.ports.providers.filter((p) => p.backlog).length;
   }
 
+  goneCount(): number {
+    return this.table?.goneCount(this.passesSinceStart > 0) ?? 0;
+  }
+
   backlogBytes(): number {
     const table = this.table;
     if (table === null) return 0;

@@ -51,7 +51,7 @@ function disabledStatus(): HistoryStatus {
     writer: { pid: null, self: false },
     counts: { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 },
     backlog: { sources: 0, bytes: 0 },
-    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0 },
+    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0 },
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
     malformedLines: 0,
