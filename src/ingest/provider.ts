@@ -6,25 +6,13 @@
 // with the provider's cursors, so a provider cursor never runs ahead of its
 // records.
 
-import type { Agent, Kind, ParentLink } from '../../protocols/records.ts';
+import type { ParentLink } from '../../protocols/records.ts';
+import type { DocumentInput } from '../store/appender.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { ConversationSeed } from '../sources/source-module.ts';
 
-/** One search document derived from a record. */
-export interface RowDocument {
-  readonly text: string;
-  /** Distinguishes documents of one record (`durable:<record>:<offset>`); usually the record offset. */
-  readonly offset: number;
-  /** Groups documents of one logical line/row for deduplication (history_document_refs.line). */
-  readonly line: number;
-  /** Overrides of the conversation's kind, agent, session and job for this document. */
-  readonly kind?: Kind;
-  readonly agent?: Agent;
-  readonly session?: string | null;
-  readonly job?: string | null;
-  readonly message?: string | null;
-  readonly run?: string | null;
-}
+/** One search document derived from a record; its time is the record's. */
+export type RowDocument = Omit<DocumentInput, 'at'>;
 
 export interface RowRecord {
   readonly source: string;
