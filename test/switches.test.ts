@@ -42,6 +42,25 @@ describe('ingestion switches', () => {
     });
   }
 
+  it('broker pressure pauses capture at the next yield and releasing it resumes; a lock error cools down', async () => {
+    const { home } = fixtureHome();
+    const service = new HistoryService({ env: envFor(home), mode: 'serve', pace: 'spec' });
+    service.pressure(true); // before start: the worker starts paused
+    await service.start();
+    try {
+      await until(async () => (await service.status()).pausedBy.includes('pressure'), 'the pressure pause');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal((await service.status()).counts.records, 0, 'nothing captured under pressure');
+      service.pressure(false);
+      await until(async () => (await service.status()).counts.records > 0, 'capture after the pressure is released');
+      service.lockError();
+      await until(async () => (await service.status()).pausedBy.includes('cooldown'), 'the cooldown after a lock error');
+      await until(async () => !(await service.status()).pausedBy.includes('cooldown'), 'the end of the cooldown', 15_000);
+    } finally {
+      await service.stop();
+    }
+  });
+
   it('config.json history.ingest=false pauses capture, keeps cursors, and resumes without a restart', async () => {
     const { home } = fixtureHome();
     setIngest(home, false);

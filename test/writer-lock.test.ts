@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { HistoryService } from '../src/service/history-service.ts';
 import { cli, envFor, fixtureHome, spawnCli } from './helpers/home.ts';
 
 function lockPath(home: string): string {
@@ -31,6 +32,32 @@ describe('writer lock', () => {
     }
     assert.equal(existsSync(lockPath(home)), false, 'a clean stop releases the lock');
     assert.equal((await cli(['ingest', '--once'], env)).code, 0);
+  });
+
+  it('a second service waits in standby and takes over when the writer exits', async () => {
+    const { home } = fixtureHome();
+    const env = envFor(home);
+    const first = spawnCli(['serve'], env);
+    for (let i = 0; i < 200 && !existsSync(lockPath(home)); i++) await new Promise((r) => setTimeout(r, 50));
+    const standby = new HistoryService({ env, mode: 'serve' });
+    await standby.start();
+    try {
+      const waiting = await standby.status();
+      assert.equal(waiting.phase, 'standby');
+      assert.equal(waiting.writer.pid, first.pid, 'standby names the live writer');
+      const exited = new Promise((r) => first.on('exit', r));
+      first.kill('SIGTERM');
+      await exited;
+      let status = await standby.status();
+      for (let i = 0; i < 100 && !status.writer.self; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = await standby.status();
+      }
+      assert.equal(status.writer.self, true, 'the standby service became the writer');
+      assert.equal(JSON.parse(readFileSync(lockPath(home), 'utf8')).pid, process.pid);
+    } finally {
+      await standby.stop();
+    }
   });
 
   it('recovers the lock of a dead owner', async () => {
