@@ -16,8 +16,8 @@ export type HistoryMessage =
   | { readonly type: 'move'; readonly id: string; readonly path: string }
   /** Records, documents and cursors of one batch, in one transaction. */
   | { readonly type: 'commit'; readonly chunks: readonly CommitChunk[]; readonly rows: readonly RowBatch[] }
-  /** New file facts without new bytes. */
-  | { readonly type: 'touch'; readonly id: string; readonly facts: Pick<SourceCursor, 'identity' | 'size' | 'mtimeMs'> }
+  /** Move a cursor without new bytes (verified-unchanged facts, or a new generation's start). */
+  | { readonly type: 'touch'; readonly id: string; readonly facts: Partial<SourceCursor> }
   /** Retained chunks of one generation, in offset order (read outside transactions). */
   | { readonly type: 'retained'; readonly source: string; readonly generation: number }
   | { readonly type: 'counts' }

@@ -106,8 +106,17 @@ describe('generations', () => {
     await ingest(env);
     expected[5] = readFileSync(path);
     assert.notDeepEqual(expected[5], expected[4]);
+    assert.equal((await currentGeneration(env, path)).generation, 5);
+
+    // Truncated to nothing: a new, empty generation that later writes continue.
+    writeFileSync(path, '');
+    await ingest(env);
+    assert.deepEqual(await currentGeneration(env, path), { ...(await currentGeneration(env, path)), generation: 6, offset: 0 });
+    appendFileSync(path, line(session, 'after emptiness mu'));
+    await ingest(env);
+    expected[6] = readFileSync(path);
     const final = await currentGeneration(env, path);
-    assert.deepEqual(final, { ...final, generation: 5, offset: expected[5].length });
+    assert.deepEqual(final, { ...final, generation: 6, offset: expected[6].length });
 
     for (const [generation, bytes] of expected.entries()) {
       assert.deepEqual(await raw(env, path, generation), bytes, `generation ${generation}`);

@@ -207,9 +207,9 @@ export class FileSources {
           } },
           this.laneDeps(),
         );
-        if (lane.start.touched !== null) {
-          this.ports.history({ type: 'touch', id: state.plan.id, facts: lane.start.touched });
-          table.committed(state.plan.id, { ...state.cursor, ...lane.start.touched });
+        if (lane.start.cursorUpdate !== null) {
+          this.ports.history({ type: 'touch', id: state.plan.id, facts: lane.start.cursorUpdate });
+          table.committed(state.plan.id, { ...state.cursor, ...lane.start.cursorUpdate });
         }
         this.lanes.set(state.plan.id, { lane, state, batches: 0 });
       } catch (error) {

@@ -93,8 +93,12 @@ export class HistoryWriter {
     });
   }
 
-  /** Record new file facts without new bytes (a touched file verified unchanged). */
-  touch(id: string, facts: Pick<SourceCursor, 'identity' | 'size' | 'mtimeMs'>): void {
+  /**
+   * Move a cursor without new bytes: new file facts for a touched file whose
+   * captured bytes were verified unchanged, or the start (offset 0) of a new
+   * generation of a file that was truncated or replaced.
+   */
+  touch(id: string, facts: Partial<SourceCursor>): void {
     this.transact(() => {
       const cursor = { ...this.cursor(id), ...facts };
       this.sources.saveCursor(id, cursor);
