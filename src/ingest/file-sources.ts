@@ -54,6 +54,7 @@ export class FileSources {
   private readonly dirtyPaths = new Set<string>();
   private discoveryDueAt = 0;
   private pollIndex = 0;
+  private polledAt = 0;
   discoveryRunning = false;
   passesSinceStart = 0;
   lastPassAt: number | null = null;
@@ -129,7 +130,7 @@ export class FileSources {
     return { ...plan, id: previousId };
   }
 
-  /** Stat watched files first, then a bounded round-robin slice of all of them. */
+  /** Stat watched files first, then (every idle poll interval) a bounded round-robin slice of all of them. */
   async poll(): Promise<void> {
     const table = this.table;
     for (const path of [...this.dirtyPaths]) {
@@ -143,7 +144,10 @@ export class FileSources {
         if (found !== null) await this.admit([found]);
       }
     }
-    if (this.discoveryRunning || table.size === 0) return;
+    // The round-robin slice runs at the idle cadence, not every batch of a backlog.
+    const now = this.options.now();
+    if (this.discoveryRunning || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
+    this.polledAt = now;
     const all = [...table.all()];
     const count = Math.min(this.options.limits.pollStatsPerTick, all.length);
     for (let i = 0; i < count; i++) {
