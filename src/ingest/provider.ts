@@ -9,6 +9,9 @@
 import type { Agent, Kind, ParentLink } from '../../protocols/records.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { ConversationSeed } from '../sources/source-module.ts';
+import type { AliasRow, BindingRow } from '../store/bindings.ts';
+
+export type { AliasRow, BindingRow } from '../store/bindings.ts';
 
 /** One search document derived from a record. */
 export interface RowDocument {
@@ -45,6 +48,9 @@ export interface RowBatch {
   /** history_cursors rows (key, value) committed with the records. */
   readonly cursors: ReadonlyArray<readonly [string, string]>;
   readonly links: readonly ParentLink[];
+  /** Sessions bound to jobs and learned aliases (bridge provider), applied after the records. */
+  readonly bindings?: readonly BindingRow[];
+  readonly aliases?: readonly AliasRow[];
 }
 
 /** A retained record handed back to its provider during a reindex. */

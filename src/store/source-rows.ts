@@ -4,7 +4,7 @@
 // that continues past the cursor). Both are written in the same transaction
 // as the records they describe, so a cursor never runs ahead of its bytes.
 
-import type { LineFormat } from '../../protocols/records.ts';
+import type { LineFacts, LineFormat } from '../../protocols/records.ts';
 import type { CursorFacts } from '../sources/identity.ts';
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { Db } from './open.ts';
@@ -17,6 +17,8 @@ export interface SourceCursor extends CursorFacts {
   readonly lineStart: number;
   /** Time of the last captured line, for fragments that carry none. */
   readonly at: number | null;
+  /** Facts of the line that continues past `offset` (context events). */
+  readonly facts?: LineFacts | null;
 }
 
 export interface StoredSource {
@@ -50,6 +52,7 @@ interface CursorExtra {
   route?: string | null;
   lineStart?: number;
   at?: number | null;
+  facts?: LineFacts | null;
 }
 
 interface SourceRow {
@@ -91,6 +94,7 @@ function toStored(row: SourceRow): StoredSource {
       route: extra.route ?? null,
       lineStart: extra.lineStart ?? row.offset,
       at: extra.at ?? null,
+      facts: extra.facts ?? null,
     },
   };
 }
@@ -148,6 +152,7 @@ export class SourceRows {
       route: cursor.route,
       lineStart: cursor.lineStart,
       at: cursor.at,
+      ...(cursor.facts ? { facts: cursor.facts } : {}),
     };
     this.upsertExtra.run(CURSOR_PREFIX + id, JSON.stringify(extra));
   }
