@@ -66,6 +66,29 @@ interface SourceRow {
   anchor: string;
   checked: number;
   extra: string | null;
+  fragment: string | null;
+}
+
+const EVENT_KINDS = new Set(['progress', 'report', 'approval']);
+
+/**
+ * The routing of a line a migrated cursor stopped inside, from the 0.29.17
+ * ingestor's `durable-fragment:<source>:<generation>` cursor ({id, kind?,
+ * offset}): a sidechain line keeps its native child, a context event its job
+ * conversation and kind. Only used where no cursor of ours exists yet.
+ */
+function legacyRoute(row: SourceRow): CursorExtra {
+  if (row.fragment === null) return {};
+  try {
+    const fragment = JSON.parse(row.fragment) as { id?: unknown; kind?: unknown; offset?: unknown };
+    if (typeof fragment.id !== 'string' || fragment.offset !== row.offset) return {};
+    const kind = typeof fragment.kind === 'string' && EVENT_KINDS.has(fragment.kind) ? (fragment.kind as LineFacts['kind']) : undefined;
+    if (kind === undefined) return { route: fragment.id };
+    const job = fragment.id.startsWith('bridge:job:') ? fragment.id.slice('bridge:job:'.length) : null;
+    return { route: fragment.id, facts: { kind, job, event: true } };
+  } catch {
+    return {};
+  }
 }
 
 function toStored(row: SourceRow): StoredSource {
@@ -76,6 +99,8 @@ function toStored(row: SourceRow): StoredSource {
     } catch {
       extra = {};
     }
+  } else {
+    extra = legacyRoute(row);
   }
   return {
     id: row.id,
@@ -100,8 +125,9 @@ function toStored(row: SourceRow): StoredSource {
 }
 
 const SELECT_SOURCES = `
-  SELECT s.id, s.path, s.conversation, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra
-  FROM conversation_sources s LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id`;
+  SELECT s.id, s.path, s.conversation, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra, f.cursor AS fragment
+  FROM conversation_sources s LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id
+  LEFT JOIN history_cursors f ON f.source = 'durable-fragment:' || s.id || ':' || s.generation`;
 
 /** Every file source (rows of other formats included; callers filter). */
 export function loadSources(db: Db): StoredSource[] {
