@@ -12,7 +12,7 @@ import { before, describe, it } from 'node:test';
 import type { Kind } from '../protocols/records.ts';
 import { openReader } from '../src/store/open.ts';
 import { search, type SearchHit } from '../src/store/search.ts';
-import { sha256 } from './helpers/home.ts';
+import { cli, sha256 } from './helpers/home.ts';
 import { bridgeEnv, fileSha, generateBridgeHome, historyPath, ingest, prepareHistory, versions, withBroker, withHistory, type BridgeManifest } from './helpers/bridge.ts';
 
 const PROJECT_A = '/home/fixture/work/orchard_app.v2';
@@ -175,4 +175,23 @@ describe('bridge records of a 0.29.17 home, captured from an empty history.db', 
       assert.match(String(b[0]), /rowidreusequail/);
     });
   });
+
+  it('derives the same documents again from the retained records on reindex', async () => {
+    const documents = (): unknown[] =>
+      withHistory(dir, (db) =>
+        db
+          .prepare(
+            `SELECT d.id, d.kind, d.agent, d.job, d.session, d.message, d.body, c.id AS conversation FROM history_documents d
+             LEFT JOIN history_document_refs r ON r.doc = d.rowid LEFT JOIN conversations c ON c.rowid = r.conversation ORDER BY conversation, d.body`,
+          )
+          .all()
+          .map((row) => ({ ...(row as Record<string, unknown>), id: undefined })),
+      );
+    const before = documents();
+    const run = await cli(['reindex', '--json'], bridgeEnv(dir));
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(withHistory(dir, (db) => db.prepare("SELECT cursor FROM history_cursors WHERE source = 'reindex-done'").pluck().get()) !== undefined, 'the reindex ran to its end');
+    assert.deepEqual(documents(), before);
+  });
 });
+
