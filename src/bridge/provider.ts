@@ -254,7 +254,7 @@ export class BridgeProvider implements RecordProvider {
     const live = this.live?.queries;
     const state = this.sweepState;
     if (live === undefined || !live.tables.messages) {
-      if (state.passes === 0 && this.live === null) state.passes = 1; // no broker database: nothing to sweep
+      if (state.passes === 0) state.passes = 1; // no (readable) messages table: nothing to sweep
       return;
     }
     if (this.more.messages || this.more.archive || !this.directoryReady) return;
