@@ -25,6 +25,7 @@ import type { HistoryPaths } from '../config/paths.ts';
 import type { Limits } from '../config/limits.ts';
 import type { RecordProvider, RetainedRow, RowBatch, RowDocument } from '../ingest/provider.ts';
 import type { HistoryAsk } from '../ingest/scheduler.ts';
+import { AppliedBindings } from './applied.ts';
 import { BridgeBatch } from './batch.ts';
 import { brokerError, openBrokerDb, type BrokerDb } from './broker-db.ts';
 import { bridgeDocuments } from './documents.ts';
@@ -89,6 +90,7 @@ export class BridgeProvider implements RecordProvider {
   private archive: Connection<ArchiveQueries> | null = null;
   private readonly problemsByKey = new Map<string, SourceProblem>();
   private readonly outstanding = new Map<RowBatch, Array<() => void>>();
+  private readonly applied = new AppliedBindings();
   private readonly now: () => number;
 
   constructor(private readonly deps: BridgeProviderDeps) {
@@ -164,6 +166,7 @@ export class BridgeProvider implements RecordProvider {
     this.rotation++;
     for (const lane of order) await this.runLane(lane, ctx);
     await this.sweep(ctx);
+    this.applied.filter(batch);
     const effects = batch.effects;
     if (batch.empty) {
       for (const effect of effects) effect(); // nothing to commit: what the effects record is already true
