@@ -7,7 +7,7 @@ import type { Actor } from '../protocols/actor.ts';
 import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
-import { retainedChunks } from '../src/store/records.ts';
+import { retainedChunks, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
 
@@ -41,6 +41,8 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return this.writer.counts();
       case 'cursors':
         return cursorsWithPrefix(this.db, message.prefix);
+      case 'versions':
+        return versionsOf(this.db, message.sources);
       case 'reindexProgress':
         return reindexProgress(this.db);
       case 'lastReindex':

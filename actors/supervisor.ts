@@ -21,6 +21,7 @@ import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-reque
 import { Scheduler } from '../src/ingest/scheduler.ts';
 import { ProjectResolver } from '../src/project/canonical.ts';
 import { OpenCodeProvider } from '../src/sources/opencode/provider.ts';
+import { BridgeProvider } from '../src/bridge/provider.ts';
 import { openWriter } from '../src/store/open.ts';
 import { writeStatusFile } from '../src/store/status-file.ts';
 import type { StoreCounts } from '../src/store/writer.ts';
@@ -113,11 +114,12 @@ export class Supervisor {
     const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
     const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
+    const bridge = new BridgeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
     scheduler = new Scheduler(
       {
         history: (message) => history.handle(message),
-        providers: [opencode],
+        providers: [opencode, bridge],
         parse: parser.parse,
         discovery,
         settings: () => {

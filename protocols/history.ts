@@ -4,6 +4,7 @@ import type { CommitChunk, CommitResult, CommitTotals } from '../src/store/commi
 import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../src/store/reindex-store.ts';
 import type { SourceCursor, StoredSource } from '../src/store/source-rows.ts';
 import type { StoreCounts } from '../src/store/writer.ts';
+import type { RetainedVersion } from '../src/store/records.ts';
 import type { SourcePlan } from '../src/sources/source-module.ts';
 import type { RowBatch } from '../src/ingest/provider.ts';
 
@@ -23,6 +24,8 @@ export type HistoryMessage =
   | { readonly type: 'counts' }
   /** Cursors whose key starts with `prefix` (a record provider loading its committed state). */
   | { readonly type: 'cursors'; readonly prefix: string }
+  /** Retained generations (observed versions) of row-shaped sources (bridge envelopes). */
+  | { readonly type: 'versions'; readonly sources: readonly string[] }
   // Reindex: reset derived documents, then derive them again from retained records.
   | { readonly type: 'reindexProgress' }
   | { readonly type: 'lastReindex' }
@@ -43,6 +46,7 @@ export interface HistoryReplies {
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
   counts: StoreCounts;
   cursors: Array<[string, string]>;
+  versions: RetainedVersion[];
   reindexProgress: ReindexProgress | null;
   lastReindex: number | null;
   beginReindex: ReindexProgress;

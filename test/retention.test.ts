@@ -69,7 +69,7 @@ describe('retention', () => {
 
   it('source modules and the ingest pipeline open files read-only', () => {
     const writes: string[] = [];
-    for (const top of ['src/sources', 'src/ingest']) {
+    for (const top of ['src/sources', 'src/ingest', 'src/bridge']) {
       for (const path of files(join(repoRoot, top))) {
         if (WRITERS.some(([file]) => file === relative(repoRoot, path))) continue;
         const text = readFileSync(path, 'utf8');

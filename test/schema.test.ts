@@ -25,7 +25,7 @@ describe('history.db schema', () => {
     const ours = new Database(join(home, '.agent-bridge', 'history.db'), { readonly: true });
     for (const table of LEGACY_TABLES) assert.deepEqual(columns(ours, table), columns(legacy, table), table);
     const indexes = (db: Database.Database, table: string) =>
-      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").pluck().all(table) as string[]).filter((n) => !n.startsWith('idx_history_document_refs') && !n.startsWith('idx_conversation_sources_'));
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL ORDER BY name").pluck().all(table) as string[]).filter((n) => !n.startsWith('idx_history_document_refs') && !n.startsWith('idx_conversation_sources_') && n !== 'idx_conversations_session');
     for (const table of LEGACY_TABLES) assert.deepEqual(indexes(ours, table), indexes(legacy, table), `indexes of ${table}`);
     assert.equal(ours.pragma('user_version', { simple: true }), 1);
     assert.equal(ours.pragma('journal_mode', { simple: true }), 'wal');

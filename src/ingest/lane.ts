@@ -8,7 +8,7 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { DOCUMENT_FORMATS, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
@@ -195,7 +195,13 @@ export class Lane {
       this.size = stat.size;
       this.mtimeMs = stat.mtimeMs;
     }
-    const length = cutChunk({ bytes: buffer, atEof, settled: this.deps.settled(this.mtimeMs), document: DOCUMENT_FORMATS.has(this.source.format) });
+    const length = cutChunk({
+      bytes: buffer,
+      atEof,
+      settled: this.deps.settled(this.mtimeMs),
+      document: DOCUMENT_FORMATS.has(this.source.format),
+      holdBack: HOLD_BACK_FORMATS.has(this.source.format) ? HOLD_BACK_BYTES : 0,
+    });
     if (length === 0) return null;
     const bytes = buffer.subarray(0, length);
     const end = offset + length;

@@ -10,6 +10,9 @@ import type { ParentLink } from '../../protocols/records.ts';
 import type { DocumentInput } from '../store/appender.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { ConversationSeed } from '../sources/source-module.ts';
+import type { AliasRow, BindingRow } from '../store/bindings.ts';
+
+export type { AliasRow, BindingRow } from '../store/bindings.ts';
 
 /** One search document derived from a record; its time is the record's. */
 export type RowDocument = Omit<DocumentInput, 'at'>;
@@ -33,6 +36,9 @@ export interface RowBatch {
   /** history_cursors rows (key, value) committed with the records. */
   readonly cursors: ReadonlyArray<readonly [string, string]>;
   readonly links: readonly ParentLink[];
+  /** Sessions bound to jobs and learned aliases (bridge provider), applied after the records. */
+  readonly bindings?: readonly BindingRow[];
+  readonly aliases?: readonly AliasRow[];
 }
 
 /** A retained record handed back to its provider during a reindex. */

@@ -30,6 +30,8 @@ const AGENT_FILE = /\/agent-([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
 /** How a file source's records are parsed ('jsonl' rows come from the legacy ingestor). */
 export function lineFormatOf(file: FileSourceRow): LineFormat {
   if ((LINE_FORMATS as readonly string[]).includes(file.format)) return file.format as LineFormat;
+  // The 0.29.17 ingestor registered run logs and run metadata as 'jsonl'.
+  if (file.conversation.startsWith('bridge:run:')) return /\.json(?:-\d+-[\w-]+)?$/.test(file.path) ? 'run-meta' : 'run-log';
   if (file.path.endsWith('.txt')) return 'text';
   if (file.conversation.startsWith('claude:')) return 'claude';
   if (file.conversation.startsWith('codex:')) return 'codex';
@@ -76,7 +78,7 @@ export class Reindexer {
       const moved: ReindexProgress =
         next === undefined
           ? { ...progress, stage: 'others' }
-          : { ...progress, source: next.id, file: next, generation: 0, offset: 0, route: null, lineStart: 0, at: null, midLine: false, carry: '' };
+          : { ...progress, source: next.id, file: next, generation: 0, offset: 0, route: null, lineStart: 0, at: null, facts: null, midLine: false, carry: '' };
       history({ type: 'saveReindex', progress: moved });
       return;
     }

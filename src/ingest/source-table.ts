@@ -13,6 +13,16 @@ function isFileFormat(format: string): boolean {
   return (FILE_FORMATS as readonly string[]).includes(format);
 }
 
+/**
+ * Whether a stored row's offset counts bytes of the file. The 0.29.17
+ * ingestor registered the run logs of OpenCode jobs with format 'sqlite'
+ * (chosen from the agent before the kind) and never read them: their offset
+ * counts visits, not bytes, so capture of such a file starts at 0.
+ */
+function hasByteCursor(row: StoredSource): boolean {
+  return !(row.format === 'sqlite' && !row.id.startsWith('opencode:'));
+}
+
 export interface Observation {
   readonly identity: string;
   readonly size: number;
@@ -90,7 +100,7 @@ export class SourceTable {
     const row = this.stored.get(plan.id);
     const state: SourceState = {
       plan,
-      cursor: row?.cursor ?? EMPTY_CURSOR,
+      cursor: row === undefined || !hasByteCursor(row) ? EMPTY_CURSOR : row.cursor,
       observed: null,
       dirty: false,
       waitingTail: null,

@@ -8,7 +8,8 @@
 // found (identical) instead of inserted, the documents are derived again, and
 // the source cursor is left alone.
 
-import type { ChunkHints, Segment } from '../../protocols/records.ts';
+import type { ChunkHints, LineFacts, Segment } from '../../protocols/records.ts';
+import type { ConversationSeed } from '../sources/source-module.ts';
 import type { AppendTotals } from './appender.ts';
 import { RecordAppender } from './appender.ts';
 import type { ConversationIndex } from './conversations.ts';
@@ -47,26 +48,46 @@ export interface RouteState {
   readonly route: string | null;
   readonly lineStart: number;
   readonly at: number | null;
+  /** Facts of that continuing line (a context event's kind, agent, job). */
+  readonly facts?: LineFacts | null;
 }
 
 export function inlineSource(source: string, conversation: string): string {
   return `${source}:inline:${conversation}`;
 }
 
+/** The legacy key of a bridge event routed to its job conversation. */
+export function eventSource(source: string, conversation: string): string {
+  return `${source}:event:${conversation}`;
+}
+
 interface RoutedLine {
   readonly segment: Segment;
   readonly lineStart: number;
   readonly at: number;
+  readonly facts: LineFacts | null;
 }
 
-/** Consecutive segments of one conversation. */
+/** Consecutive segments of one conversation (and, for bridge events, of one event kind). */
 interface Run {
   readonly route: string;
+  readonly event: string | null;
   readonly start: number;
   end: number;
   at: number;
   readonly lines: RoutedLine[];
 }
+
+/** The conversation a routed run lands in: a bridge event's top-level job conversation, or an inline native child. */
+function routedSeed(run: Run, own: ConversationRowLike): ConversationSeed {
+  const facts = run.lines[0]?.facts ?? null;
+  if (run.event !== null) {
+    return { id: run.route, agent: facts?.agent ?? own.agent, session: facts?.session ?? '', parent: null, kind: 'report', job: facts?.job ?? null };
+  }
+  return { id: run.route, agent: own.agent, session: own.session, parent: own.id, kind: own.kind };
+}
+
+type ConversationRowLike = Pick<ConversationSeed, 'id' | 'agent' | 'session' | 'kind'>;
 
 /**
  * Resolve each segment's conversation (a continuation follows its line), line
@@ -76,23 +97,29 @@ export function routeSegments(segments: readonly Segment[], own: string, state: 
   const runs: Run[] = [];
   let route = state.route;
   let lineStart = state.lineStart;
+  let facts = state.facts ?? null;
   let at = Math.trunc(state.at ?? fallbackAt);
   for (const segment of segments) {
     const resolved = (segment.continuation ? route : segment.route) ?? own;
     const start = segment.continuation ? lineStart : segment.offset;
+    const lineFacts = segment.continuation ? facts : (segment.facts ?? null);
+    const event = resolved !== own && lineFacts?.event === true ? (lineFacts.kind ?? 'report') : null;
     at = Math.trunc(segment.at ?? at);
     const last = runs.at(-1);
-    if (last !== undefined && last.route === resolved) {
+    const line = { segment, lineStart: start, at, facts: lineFacts };
+    if (last !== undefined && last.route === resolved && last.event === event) {
       last.end = segment.offset + segment.length;
       last.at = at;
-      last.lines.push({ segment, lineStart: start, at });
+      last.lines.push(line);
     } else {
-      runs.push({ route: resolved, start: segment.offset, end: segment.offset + segment.length, at, lines: [{ segment, lineStart: start, at }] });
+      runs.push({ route: resolved, event, start: segment.offset, end: segment.offset + segment.length, at, lines: [line] });
     }
-    route = segment.complete || resolved === own ? null : resolved;
+    const continues = !segment.complete;
+    route = continues && resolved !== own ? resolved : null;
+    facts = continues ? lineFacts : null;
     lineStart = segment.complete ? segment.offset + segment.length : start;
   }
-  return { runs, recordAt: at, next: { route, lineStart, at } satisfies RouteState };
+  return { runs, recordAt: at, next: { route, lineStart, at, facts } satisfies RouteState };
 }
 
 export class ChunkCommitter {
@@ -128,21 +155,27 @@ export class ChunkCommitter {
       let conversation = own;
       if (run.route !== own.id) {
         // Lines of another conversation (an inline sidechain) also get a record of their own.
-        conversation = this.conversations.ensure({ id: run.route, agent: own.agent, session: own.session, parent: own.id, kind: own.kind }, own.project);
+        conversation = this.conversations.ensure(routedSeed(run, own), run.event === null ? own.project : '');
         const inline = {
-          source: inlineSource(chunk.source, run.route),
+          source: run.event === null ? inlineSource(chunk.source, run.route) : eventSource(chunk.source, run.route),
           generation: chunk.generation,
           offset: run.start,
           conversation: run.route,
           at: run.at,
           raw: chunk.bytes.subarray(run.start - chunk.offset, run.end - chunk.offset),
-          part: null,
+          part: run.event === null ? null : `event:${run.event}`,
         };
         // A rebuild never appends: it uses the inline copy captured with this run, if there is one.
         record = mode === 'capture' ? this.appender.append(inline, totals) : (this.appender.find(inline.source, inline.generation, inline.offset, inline.raw) ?? recordId);
       }
       for (const line of run.lines) {
-        this.appender.addDocument(record, conversation, { text: line.segment.text, offset: line.segment.offset, line: line.lineStart, at: line.at }, totals);
+        const f = line.facts;
+        this.appender.addDocument(
+          record,
+          conversation,
+          { text: line.segment.text, offset: line.segment.offset, line: line.lineStart, at: line.at, kind: f?.kind, agent: f?.agent, job: f?.job, session: f?.session },
+          totals,
+        );
       }
     }
 
@@ -166,6 +199,7 @@ export class ChunkCommitter {
       route: next.route,
       lineStart: next.lineStart,
       at: next.at,
+      facts: next.facts ?? null,
     };
     this.sources.saveCursor(chunk.source, cursor);
     return cursor;

@@ -8,7 +8,7 @@
 // the middle resumes where it stopped. Documents and records captured after
 // the reindex started are above its high-water marks and are left alone.
 
-import { LINE_FORMATS } from '../../protocols/records.ts';
+import { LINE_FORMATS, type LineFacts } from '../../protocols/records.ts';
 import type { Db } from './open.ts';
 
 export const REINDEX_KEY = 'reindex';
@@ -31,6 +31,7 @@ export interface ReindexProgress {
   readonly route: string | null;
   readonly lineStart: number;
   readonly at: number | null;
+  readonly facts?: LineFacts | null;
   /** The record before `offset` ended inside a line. */
   readonly midLine: boolean;
   /** The unfinished token that record ended with (see ParseTask.carry). */

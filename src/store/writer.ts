@@ -7,7 +7,7 @@
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { RowBatch } from '../ingest/provider.ts';
 import { RecordAppender } from './appender.ts';
-import type { CommitChunk, CommitResult, CommitTotals } from './commit.ts';
+import type { CommitChunk, CommitResult, CommitTotals, RouteState } from './commit.ts';
 import { ChunkCommitter } from './commit.ts';
 import { RowCommitter } from './commit-rows.ts';
 import { type Counts, storeCounts } from './counts.ts';
@@ -130,7 +130,7 @@ export class HistoryWriter {
     return this.transact(() => {
       const totals: CommitTotals = { records: 0, documents: 0, rawBytes: 0, bodyBytes: 0, malformed: 0 };
       let generation = progress.generation;
-      let state = { route: progress.route, lineStart: progress.lineStart, at: progress.at };
+      let state: RouteState = { route: progress.route, lineStart: progress.lineStart, at: progress.at, facts: progress.facts ?? null };
       for (const chunk of chunks) {
         if (chunk.generation !== generation) state = { route: null, lineStart: 0, at: null };
         generation = chunk.generation;
