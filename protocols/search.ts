@@ -33,7 +33,13 @@ export function parseIsoInstant(text: string): number | null {
 
 const INSTANT_HINT = 'must be epoch milliseconds (an integer >= 0) or an ISO-8601 date-time with offset, e.g. 2026-03-14T09:30:00Z';
 
-const instant = z.union([z.number().int().min(0).max(MAX_INSTANT), z.string().refine((s) => parseIsoInstant(s) !== null)], { error: INSTANT_HINT });
+const instant = z.union(
+  [
+    z.number().int({ error: INSTANT_HINT }).min(0, { error: INSTANT_HINT }).max(MAX_INSTANT, { error: INSTANT_HINT }),
+    z.string().refine((s) => parseIsoInstant(s) !== null, { error: INSTANT_HINT }),
+  ],
+  { error: INSTANT_HINT },
+);
 
 /** since/until as epoch ms (both forms accepted on input). */
 export function instantMs(value: number | string): number {
