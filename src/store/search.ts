@@ -6,7 +6,7 @@
 
 import type { SearchHistoryOutput, SearchRequest } from '../../protocols/search.ts';
 import type { Db } from './open.ts';
-import { FTS_BUDGET, type FtsBudget, type Gathered, gatherFts, isFtsError, rank } from './search/fts.ts';
+import { FTS_BUDGET, type FtsBudget, type Gathered, gatherFts, isFtsError } from './search/fts.ts';
 import { distinct, hydrate, keysOf } from './search/hits.ts';
 import { type Layout, layoutOf } from './search/layout.ts';
 import { type PlainBudget, gatherPlain } from './search/plain.ts';
@@ -40,8 +40,17 @@ interface Plan {
 function plan(db: Db, request: SearchRequest, options: SearchOptions): Plan {
   const layout = layoutOf(db);
   const parsed = parseQuery(request.query);
-  const scope = buildScope(db, layout, request.filters, options.projectPaths === undefined ? {} : { projectPaths: options.projectPaths });
-  return { layout, parsed, scope, useFts: options.engine !== 'plain' && layout.fts && parsed.fts !== null };
+  const useFts = options.engine !== 'plain' && layout.fts && parsed.fts !== null;
+  const scope = scopeFor(db, layout, request, options, useFts ? 'f.rowid' : 'd.rowid');
+  return { layout, parsed, scope, useFts };
+}
+
+function scopeFor(db: Db, layout: Layout, request: SearchRequest, options: SearchOptions, doc: string): Scope {
+  return buildScope(db, layout, request.filters, { doc, ...(options.projectPaths === undefined ? {} : { projectPaths: options.projectPaths }) });
+}
+
+function gatherPlainFor(db: Db, layout: Layout, request: SearchRequest, options: SearchOptions, needles: readonly string[], budget: PlainBudget): Gathered {
+  return gatherPlain(db, layout, needles, scopeFor(db, layout, request, options, 'd.rowid'), budget);
 }
 
 function ftsSnippet(db: Db, parsed: ParsedQuery) {
@@ -66,7 +75,7 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
       const gathered = gatherFts(db, layout, parsed.fts as string, scope, { ...FTS_BUDGET, ...options.fts });
       // Words of scripts without spaces are substrings FTS5 tokens cannot find: try the literal engine.
       if (gathered.candidates.length > 0 || !parsed.spaceless) {
-        const rowids = distinct(db, layout, rank(gathered.candidates), request.limit);
+        const rowids = distinct(db, layout, gathered.candidates, request.limit);
         const hits = hydrate(db, layout, rowids, ftsSnippet(db, parsed));
         const text = notice('fts5', gathered);
         return text === undefined ? { engine: 'fts5', hits, truncated: false } : { engine: 'fts5', hits, truncated: true, notice: text };
@@ -76,7 +85,7 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
     }
   }
   const budget: PlainBudget = { timeMs: options.plainTimeMs ?? PLAIN_TIME_MS, enough: request.limit * 4 + 16 };
-  const gathered = gatherPlain(db, layout, parsed.needles, scope, budget);
+  const gathered = useFts ? gatherPlainFor(db, layout, request, options, parsed.needles, budget) : gatherPlain(db, layout, parsed.needles, scope, budget);
   const rowids = distinct(db, layout, gathered.candidates, request.limit);
   const hits = hydrate(db, layout, rowids, (_rowid, body) => snippetAround(body, parsed.needles));
   const text = notice('plain', gathered);
@@ -97,7 +106,14 @@ export interface MatchCount {
  */
 export function countMatches(db: Db, request: SearchRequest, options: SearchOptions = {}): MatchCount {
   const { layout, parsed, scope, useFts } = plan(db, request, options);
-  const unbounded = { windowMatches: 1 << 16, enough: Number.MAX_SAFE_INTEGER, timeMs: Number.POSITIVE_INFINITY, maxMatches: Number.MAX_SAFE_INTEGER };
+  const unbounded: FtsBudget = {
+    firstWindow: 1 << 16,
+    maxWindow: 1 << 16,
+    enough: Number.MAX_SAFE_INTEGER,
+    timeMs: Number.POSITIVE_INFINITY,
+    maxMatches: Number.MAX_SAFE_INTEGER,
+    keep: Number.MAX_SAFE_INTEGER,
+  };
   const gathered = useFts
     ? gatherFts(db, layout, parsed.fts as string, scope, unbounded)
     : gatherPlain(db, layout, parsed.needles, scope, { timeMs: Number.POSITIVE_INFINITY, enough: Number.MAX_SAFE_INTEGER });
@@ -106,5 +122,5 @@ export function countMatches(db: Db, request: SearchRequest, options: SearchOpti
     layout,
     gathered.candidates.map((c) => c.rowid),
   );
-  return { engine: useFts ? 'fts5' : 'plain', count: new Set(keys.values()).size, documents: gathered.candidates.length };
+  return { engine: useFts ? 'fts5' : 'plain', count: new Set([...keys.values()].map((k) => k.key)).size, documents: gathered.candidates.length };
 }

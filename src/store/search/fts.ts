@@ -1,15 +1,16 @@
 // The FTS5 engine: every phrase of the query must match (AND), ranked by
 // bm25, then newest.
 //
-// Bounded work. Ranking every match of a very common word would cost time
-// proportional to the corpus, so matches are examined newest first (FTS5
-// iterates rowids in descending order natively) in windows of at most
-// WINDOW_MATCHES matches: a cheap rowid-only pass finds where the window
-// ends, then one statement applies the filters and computes bm25 for the
-// matches inside it. Windows continue until enough candidates passed the
-// filters, the matches are exhausted, or the time budget is spent. When the
-// walk stops before the oldest match, the result says so (truncated): the
-// hits are then the best-ranked among the newest matches.
+// Bounded work. Ranking every match of a very common word costs time in
+// proportion to the corpus, so matches are examined newest first (by rowid,
+// which FTS5 iterates natively) in windows: a rowid-only pass (cheap, in C)
+// finds where a window of N matches ends, then one statement applies the
+// filters to the matches inside it, ranks them by bm25 in SQLite and returns
+// only the best few with the number that passed. Windows start at
+// FIRST_WINDOW matches and double; the walk stops once ENOUGH matches passed
+// the filters, the matches are exhausted, or the time budget is spent. When
+// it stops before the oldest match the result says so (truncated): the hits
+// are then the best-ranked among the newest matches.
 
 import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
@@ -20,79 +21,93 @@ export interface Candidate {
   readonly rowid: number;
   /** bm25 (lower is better); 0 for the literal engine. */
   readonly score: number;
-  readonly at: number;
 }
 
 export interface Gathered {
+  /** The best candidates (at most `keep`), in no particular order. */
   readonly candidates: Candidate[];
   /** The walk stopped before examining every match. */
   readonly truncated: boolean;
   /** Matches examined (before filters). */
   readonly examined: number;
+  /** Matches that passed the filters. */
+  readonly passed: number;
 }
 
 export interface FtsBudget {
-  /** Matches per window. */
-  readonly windowMatches: number;
-  /** Stop once this many candidates passed the filters. */
+  /** Matches in the first window (windows double up to maxWindow). */
+  readonly firstWindow: number;
+  readonly maxWindow: number;
+  /** Stop once this many matches passed the filters. */
   readonly enough: number;
-  /** Stop starting new windows after this many milliseconds. */
+  /** Start no new window after this many milliseconds. */
   readonly timeMs: number;
   /** Never examine more than this many matches in one query. */
   readonly maxMatches: number;
+  /** Best candidates kept (enough for `limit` hits after dropping copies). */
+  readonly keep: number;
 }
 
-export const FTS_BUDGET: FtsBudget = { windowMatches: 2048, enough: 200, timeMs: 25, maxMatches: 65_536 };
+export const FTS_BUDGET: FtsBudget = { firstWindow: 2048, maxWindow: 16_384, enough: 1024, timeMs: 20, maxMatches: 65_536, keep: 256 };
 
 const TOP = Number.MAX_SAFE_INTEGER;
 
-function statements(db: Db, layout: Layout, scope: Scope) {
-  return {
-    // Where a window of N matches at or below `hi` ends, and whether it reached the oldest match.
-    boundary: prepared(
-      db,
-      'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)',
-    ),
-    window: prepared(
-      db,
-      `SELECT f.rowid AS rowid, bm25(history_fts) AS score, d.at AS at
-       FROM history_fts f JOIN history_documents d ON d.rowid = f.rowid ${layout.refJoin}
-       WHERE history_fts MATCH ? AND f.rowid BETWEEN ? AND ?${scope.where}`,
-    ),
-  };
+interface WindowRow {
+  readonly rowid: number;
+  readonly score: number;
+  readonly passed: number;
 }
+
+function windowSql(layout: Layout, scope: Scope): string {
+  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  return `SELECT f.rowid AS rowid, f.rank AS score, count(*) OVER () AS passed
+    FROM (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?) f ${joins}
+    WHERE 1 = 1${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?`;
+}
+
+/** Where a window of N matches at or below `hi` ends (and how many it holds). */
+const BOUNDARY =
+  'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
 
 /** Candidates for `expression` within `scope`, newest matches first, bounded by `budget`. */
 export function gatherFts(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
-  const candidates: Candidate[] = [];
-  if (scope.empty) return { candidates, truncated: false, examined: 0 };
-  const { boundary, window } = statements(db, layout, scope);
+  let candidates: Candidate[] = [];
+  if (scope.empty) return { candidates, truncated: false, examined: 0, passed: 0 };
+  const boundary = prepared(db, BOUNDARY);
+  const window = prepared(db, windowSql(layout, scope));
   const started = performance.now();
   let hi = TOP;
+  let size = budget.firstWindow;
   let examined = 0;
+  let passed = 0;
   for (;;) {
-    const size = Math.min(budget.windowMatches, budget.maxMatches - examined);
-    const edge = boundary.get(expression, hi, size) as { n: number; lo: number | null };
-    if (edge.n === 0) return { candidates, truncated: false, examined };
+    const want = Math.min(size, budget.maxMatches - examined);
+    const edge = boundary.get(expression, hi, want) as { n: number; lo: number | null };
+    if (edge.n === 0) return { candidates, truncated: false, examined, passed };
     const lo = edge.lo as number;
-    for (const row of window.all(expression, lo, hi, ...scope.params) as Candidate[]) candidates.push(row);
+    const rows = window.all(expression, lo, hi, ...scope.params, budget.keep) as WindowRow[];
+    passed += rows[0]?.passed ?? 0;
     examined += edge.n;
-    if (edge.n < size) return { candidates, truncated: false, examined };
+    candidates = best([...candidates, ...rows], budget.keep);
+    if (edge.n < want) return { candidates, truncated: false, examined, passed };
     hi = lo - 1;
-    if (candidates.length >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
-      // Stopped early: is anything left below?
+    size = Math.min(size * 2, budget.maxWindow);
+    if (passed >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
       const more = boundary.get(expression, hi, 1) as { n: number };
-      return { candidates, truncated: more.n > 0, examined };
+      return { candidates, truncated: more.n > 0, examined, passed };
     }
   }
 }
 
-/** bm25 (better first), then newest, then the most recently captured. */
-export function rank(candidates: Candidate[]): Candidate[] {
-  return candidates.sort((a, b) => a.score - b.score || b.at - a.at || b.rowid - a.rowid);
+/** The `keep` best candidates by bm25, the most recently captured first among equals. */
+function best(rows: readonly Candidate[], keep: number): Candidate[] {
+  return rows
+    .map((r) => ({ rowid: r.rowid, score: r.score }))
+    .sort((a, b) => a.score - b.score || b.rowid - a.rowid)
+    .slice(0, keep);
 }
 
-/** FTS5 query errors (a bug in quoting, an FTS build without a feature): the caller falls back to the literal engine. */
+/** FTS5 query errors (a quoting bug, an FTS build without a feature): the caller falls back to the literal engine. */
 export function isFtsError(error: unknown): boolean {
   const e = error as { code?: unknown; message?: unknown } | null;
   return e !== null && typeof e === 'object' && e.code === 'SQLITE_ERROR' && typeof e.message === 'string' && /fts5|MATCH|syntax/i.test(e.message);

@@ -8,10 +8,11 @@ import type { Candidate } from './fts.ts';
 import type { Layout } from './layout.ts';
 import { prepared } from './statements.ts';
 
-const KEY_BATCH = 64;
+const KEY_BATCH = 256;
 
 interface KeyRow {
   readonly rowid: number;
+  readonly at: number;
   readonly message: string | null;
   readonly line: string | null;
   readonly source: string | null;
@@ -25,8 +26,8 @@ export function messageOfSource(source: string | null): string | null {
 }
 
 function keysSql(layout: Layout): string {
-  return `SELECT d.rowid AS rowid, d.message AS message, ${layout.lineKey} AS line, ${layout.recordSource} AS source
-    FROM history_documents d ${layout.refJoin} WHERE d.rowid IN (SELECT value FROM json_each(?))`;
+  return `SELECT d.rowid AS rowid, d.at AS at, d.message AS message, ${layout.lineKey} AS line, ${layout.recordSource} AS source
+    FROM history_documents d ${layout.refJoin('d.rowid')} WHERE d.rowid IN (SELECT value FROM json_each(?))`;
 }
 
 /** What makes two documents the same hit. */
@@ -37,31 +38,43 @@ export function dedupeKey(row: KeyRow): string {
   return `d\0${row.rowid}`;
 }
 
-/** Dedupe keys of `rowids` (any order). */
-export function keysOf(db: Db, layout: Layout, rowids: readonly number[]): Map<number, string> {
-  const keys = new Map<number, string>();
+export interface DocumentKey {
+  readonly key: string;
+  readonly at: number;
+}
+
+/** Dedupe keys and times of `rowids` (any order). */
+export function keysOf(db: Db, layout: Layout, rowids: readonly number[]): Map<number, DocumentKey> {
+  const keys = new Map<number, DocumentKey>();
   const statement = prepared(db, keysSql(layout));
   for (let i = 0; i < rowids.length; i += KEY_BATCH) {
     const batch = rowids.slice(i, i + KEY_BATCH);
-    for (const row of statement.all(JSON.stringify(batch)) as KeyRow[]) keys.set(row.rowid, dedupeKey(row));
+    for (const row of statement.all(JSON.stringify(batch)) as KeyRow[]) keys.set(row.rowid, { key: dedupeKey(row), at: row.at });
   }
   return keys;
 }
 
-/** The first `limit` ranked candidates that are not copies of a better-ranked one. */
-export function distinct(db: Db, layout: Layout, ranked: readonly Candidate[], limit: number): number[] {
+/**
+ * The first `limit` candidates in ranking order (bm25, then newest, then the
+ * most recently captured) that are not copies of a better-ranked one.
+ */
+export function distinct(db: Db, layout: Layout, candidates: readonly Candidate[], limit: number): number[] {
+  const keys = keysOf(
+    db,
+    layout,
+    candidates.map((c) => c.rowid),
+  );
+  const ordered = [...candidates].sort(
+    (a, b) => a.score - b.score || (keys.get(b.rowid)?.at ?? 0) - (keys.get(a.rowid)?.at ?? 0) || b.rowid - a.rowid,
+  );
   const seen = new Set<string>();
   const out: number[] = [];
-  for (let i = 0; i < ranked.length && out.length < limit; i += KEY_BATCH) {
-    const batch = ranked.slice(i, i + KEY_BATCH).map((c) => c.rowid);
-    const keys = keysOf(db, layout, batch);
-    for (const rowid of batch) {
-      const key = keys.get(rowid) ?? `d\0${rowid}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(rowid);
-      if (out.length >= limit) break;
-    }
+  for (const { rowid } of ordered) {
+    const key = keys.get(rowid)?.key ?? `d\0${rowid}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(rowid);
+    if (out.length >= limit) break;
   }
   return out;
 }
@@ -90,12 +103,12 @@ function hitSql(layout: Layout): string {
   const conversation = layout.conversations
     ? `c.id AS conversation, nullif(c.project, '') AS project, c.job AS conversationJob`
     : 'NULL AS conversation, NULL AS project, NULL AS conversationJob';
-  const join = layout.conversations ? `LEFT JOIN conversations c ON c.rowid = ${layout.conversationRowid}` : '';
+  const join = layout.conversations ? `LEFT JOIN conversations c ON c.rowid = ${layout.conversationRowid('d.rowid')}` : '';
   const tagProject = layout.tags ? "(SELECT t.value FROM history_tags t WHERE t.id = d.id AND t.type = 'project' LIMIT 1)" : 'NULL';
   return `SELECT d.rowid AS rowid, d.id AS id, d.kind AS kind, d.agent AS agent, d.at AS at, d.link AS link, d.message AS message,
       d.job AS job, d.run AS run, d.session AS session, d.cursor AS cursor, d.body AS body, ${conversation},
       ${tagProject} AS tagProject, ${layout.recordSource} AS source
-    FROM history_documents d ${layout.refJoin} ${join} WHERE d.rowid = ?`;
+    FROM history_documents d ${layout.refJoin('d.rowid')} ${join} WHERE d.rowid = ?`;
 }
 
 export type Snippet = (rowid: number, body: string) => string;

@@ -5,8 +5,9 @@
 // conversation tables). The SQL the engines run is assembled from these
 // facts, so one code path serves every layout.
 //
-// All expressions assume `history_documents d` and, when `refJoin` is used,
-// `history_document_refs r`.
+// Expressions take the SQL expression of the document's rowid (`d.rowid`
+// when history_documents is joined as d, `f.rowid` in FTS windows that do
+// not join it) and assume refs joined as `r` (see refJoin).
 
 import type { Db } from '../open.ts';
 import { hasTable } from '../open.ts';
@@ -21,13 +22,13 @@ export interface Layout {
   readonly bindings: boolean;
   readonly memberships: boolean;
   readonly projects: boolean;
-  /** `LEFT JOIN history_document_refs r ...`, or '' without refs. */
-  readonly refJoin: string;
-  /** The rowid of the document's conversation (NULL when it has none); cheap for documents with refs. */
-  readonly conversationRowid: string;
-  /** The captured line a document was derived from (fragments of one oversized line share it), or NULL. */
+  /** `LEFT JOIN history_document_refs r ...` for the document `doc`, or '' without refs. */
+  refJoin(doc: string): string;
+  /** The rowid of the document's conversation (NULL when it has none); one lookup for documents with refs. */
+  conversationRowid(doc: string): string;
+  /** With `d` joined: the captured line a document was derived from (fragments of one oversized line share it), or NULL. */
   readonly lineKey: string;
-  /** The source of the retained record behind the document, or NULL. */
+  /** With `d` joined: the source of the retained record behind the document, or NULL. */
   readonly recordSource: string;
 }
 
@@ -50,9 +51,11 @@ function detect(db: Db): Layout {
   const refs = hasTable(db, 'history_document_refs');
   const conversations = hasTable(db, 'conversations');
   const records = hasTable(db, 'conversation_records');
-  const legacyConversation =
+  // Only evaluated for documents without refs (legacy `durable:<recordId>` documents).
+  const legacyConversation = (doc: string): string =>
     conversations && records
-      ? `(SELECT c2.rowid FROM conversation_records lr2 JOIN conversations c2 ON c2.id = lr2.conversation WHERE lr2.id = ${LEGACY_RECORD})`
+      ? `(SELECT c2.rowid FROM history_documents d2 JOIN conversation_records lr2 ON lr2.id = ${LEGACY_RECORD.replaceAll('d.id', 'd2.id')}
+           JOIN conversations c2 ON c2.id = lr2.conversation WHERE d2.rowid = ${doc})`
       : 'NULL';
   const legacySource = records ? `(SELECT lr3.source FROM conversation_records lr3 WHERE lr3.id = ${LEGACY_RECORD})` : 'NULL';
   const refSource = '(SELECT lr4.source FROM conversation_records lr4 WHERE lr4.id = r.record)';
@@ -66,8 +69,8 @@ function detect(db: Db): Layout {
     bindings: hasTable(db, 'conversation_bindings'),
     memberships: hasTable(db, 'conversation_memberships'),
     projects: hasTable(db, 'conversation_projects'),
-    refJoin: refs ? 'LEFT JOIN history_document_refs r ON r.doc = d.rowid' : '',
-    conversationRowid: refs ? `CASE WHEN r.doc IS NOT NULL THEN r.conversation ELSE ${legacyConversation} END` : legacyConversation,
+    refJoin: (doc) => (refs ? `LEFT JOIN history_document_refs r ON r.doc = ${doc}` : ''),
+    conversationRowid: (doc) => (refs ? `CASE WHEN r.doc IS NOT NULL THEN r.conversation ELSE ${legacyConversation(doc)} END` : legacyConversation(doc)),
     lineKey:
       refs && records
         ? `CASE WHEN r.doc IS NOT NULL THEN (SELECT lr5.source || char(0) || lr5.generation FROM conversation_records lr5 WHERE lr5.id = r.record) || char(0) || r.line END`

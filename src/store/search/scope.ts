@@ -27,11 +27,17 @@ export interface Scope {
   readonly params: unknown[];
   /** No document can pass (a filter named nothing the store knows). */
   readonly empty: boolean;
+  /** The conditions read history_documents columns (`d` must be joined). */
+  readonly usesDocument: boolean;
+  /** The conditions read history_document_refs (`r` must be joined). */
+  readonly usesRefs: boolean;
 }
 
 export interface ScopeOptions {
   /** Extra forms of filters.project to match (its canonical path). */
   readonly projectPaths?: readonly string[];
+  /** SQL for the document's rowid where the conditions are used (default `d.rowid`). */
+  readonly doc?: string;
 }
 
 const IN_JSON = '(SELECT value FROM json_each(?))';
@@ -76,10 +82,13 @@ class Builder {
   readonly conditions: string[] = [];
   readonly params: unknown[] = [];
   empty = false;
+  usesDocument = false;
+  usesRefs = false;
 
   constructor(
     private readonly db: Db,
     private readonly layout: Layout,
+    private readonly doc: string,
   ) {}
 
   add(condition: string, ...params: unknown[]): void {
@@ -87,22 +96,31 @@ class Builder {
     this.params.push(...params);
   }
 
+  /** A condition on a history_documents column. */
+  addDocument(condition: string, ...params: unknown[]): void {
+    this.usesDocument = true;
+    this.add(condition, ...params);
+  }
+
   addAny(alternatives: Alternatives): void {
     const sql: string[] = [];
     const params: unknown[] = [];
     if (alternatives.conversations.length > 0) {
-      sql.push(`${this.layout.conversationRowid} IN ${IN_JSON}`);
+      sql.push(`${this.layout.conversationRowid(this.doc)} IN ${IN_JSON}`);
       params.push(JSON.stringify(alternatives.conversations));
+      this.usesRefs ||= this.layout.refs;
     }
     for (const { column, values } of alternatives.columns) {
       if (values.length === 0) continue;
       sql.push(`d.${column} IN ${IN_JSON}`);
       params.push(JSON.stringify(values));
+      this.usesDocument = true;
     }
     for (const { type, values } of alternatives.tags) {
       if (values.length === 0 || !tagTypeUsed(this.db, this.layout, type)) continue;
       sql.push(`EXISTS (SELECT 1 FROM history_tags t WHERE t.id = d.id AND t.type = '${type}' AND t.value IN ${IN_JSON})`);
       params.push(JSON.stringify(values));
+      this.usesDocument = true;
     }
     if (sql.length === 0) {
       this.empty = true;
@@ -175,13 +193,19 @@ class Builder {
 }
 
 export function buildScope(db: Db, layout: Layout, filters: SearchFilters, options: ScopeOptions = {}): Scope {
-  const b = new Builder(db, layout);
-  if (filters.agent !== undefined) b.add('d.agent = ?', filters.agent);
-  if (filters.kind !== undefined) b.add('d.kind = ?', filters.kind);
-  if (filters.since !== undefined) b.add('d.at >= ?', filters.since);
-  if (filters.until !== undefined) b.add('d.at < ?', filters.until);
+  const b = new Builder(db, layout, options.doc ?? 'd.rowid');
+  if (filters.agent !== undefined) b.addDocument('d.agent = ?', filters.agent);
+  if (filters.kind !== undefined) b.addDocument('d.kind = ?', filters.kind);
+  if (filters.since !== undefined) b.addDocument('d.at >= ?', filters.since);
+  if (filters.until !== undefined) b.addDocument('d.at < ?', filters.until);
   if (filters.project !== undefined) b.project(filters.project, options.projectPaths ?? []);
   if (filters.session !== undefined) b.session(filters.session);
   if (filters.job !== undefined) b.job(filters.job);
-  return { where: b.conditions.map((c) => ` AND ${c}`).join(''), params: b.params, empty: b.empty };
+  return {
+    where: b.conditions.map((c) => ` AND ${c}`).join(''),
+    params: b.params,
+    empty: b.empty,
+    usesDocument: b.usesDocument,
+    usesRefs: b.usesRefs,
+  };
 }
