@@ -72,7 +72,8 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
   const { layout, parsed, scope, useFts } = plan(db, request, options);
   if (useFts) {
     try {
-      const gathered = gatherFts(db, layout, parsed.fts as string, scope, { ...FTS_BUDGET, ...options.fts });
+      const keep = Math.max(FTS_BUDGET.keep, request.limit * 4);
+      const gathered = gatherFts(db, layout, parsed.fts as string, scope, { ...FTS_BUDGET, keep, ...options.fts });
       // Words of scripts without spaces are substrings FTS5 tokens cannot find: try the literal engine.
       if (gathered.candidates.length > 0 || !parsed.spaceless) {
         const rowids = distinct(db, layout, gathered.candidates, request.limit);

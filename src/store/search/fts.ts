@@ -6,9 +6,12 @@
 // which FTS5 iterates natively) in windows: a rowid-only pass (cheap, in C)
 // finds where a window of N matches ends, then one statement applies the
 // filters to the matches inside it, ranks them by bm25 in SQLite and returns
-// only the best few with the number that passed. Windows start at
-// FIRST_WINDOW matches and double; the walk stops once ENOUGH matches passed
-// the filters, the matches are exhausted, or the time budget is spent. When
+// only the best few with the number that passed. The first window holds
+// `firstWindow` matches; later ones are sized from the pass rate seen so far
+// to reach `enough` in one more step (at least doubling, at most
+// `maxWindow`), because every statement pays bm25's fixed cost of counting
+// each phrase's documents. The walk stops once `enough` matches passed the
+// filters, the matches are exhausted, or the time budget is spent. When
 // it stops before the oldest match the result says so (truncated): the hits
 // are then the best-ranked among the newest matches.
 
@@ -48,7 +51,7 @@ export interface FtsBudget {
   readonly keep: number;
 }
 
-export const FTS_BUDGET: FtsBudget = { firstWindow: 2048, maxWindow: 16_384, enough: 1024, timeMs: 20, maxMatches: 65_536, keep: 256 };
+export const FTS_BUDGET: FtsBudget = { firstWindow: 1024, maxWindow: 16_384, enough: 256, timeMs: 20, maxMatches: 65_536, keep: 64 };
 
 const TOP = Number.MAX_SAFE_INTEGER;
 
@@ -91,7 +94,8 @@ export function gatherFts(db: Db, layout: Layout, expression: string, scope: Sco
     candidates = best([...candidates, ...rows], budget.keep);
     if (edge.n < want) return { candidates, truncated: false, examined, passed };
     hi = lo - 1;
-    size = Math.min(size * 2, budget.maxWindow);
+    const rate = Math.max(passed / examined, 1 / budget.maxWindow);
+    size = Math.min(budget.maxWindow, Math.max(size * 2, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     if (passed >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
       const more = boundary.get(expression, hi, 1) as { n: number };
       return { candidates, truncated: more.n > 0, examined, passed };

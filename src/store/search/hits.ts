@@ -56,25 +56,36 @@ export function keysOf(db: Db, layout: Layout, rowids: readonly number[]): Map<n
 
 /**
  * The first `limit` candidates in ranking order (bm25, then newest, then the
- * most recently captured) that are not copies of a better-ranked one.
+ * most recently captured) that are not copies of a better-ranked one. Keys
+ * and times are read a batch at a time in score order; a batch always
+ * extends over every candidate with its last score, so ties are ordered by
+ * time exactly.
  */
 export function distinct(db: Db, layout: Layout, candidates: readonly Candidate[], limit: number): number[] {
-  const keys = keysOf(
-    db,
-    layout,
-    candidates.map((c) => c.rowid),
-  );
-  const ordered = [...candidates].sort(
-    (a, b) => a.score - b.score || (keys.get(b.rowid)?.at ?? 0) - (keys.get(a.rowid)?.at ?? 0) || b.rowid - a.rowid,
-  );
+  const byScore = [...candidates].sort((a, b) => a.score - b.score || b.rowid - a.rowid);
   const seen = new Set<string>();
   const out: number[] = [];
-  for (const { rowid } of ordered) {
-    const key = keys.get(rowid)?.key ?? `d\0${rowid}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push(rowid);
-    if (out.length >= limit) break;
+  let start = 0;
+  let size = limit * 2 + 8;
+  while (start < byScore.length && out.length < limit) {
+    let end = Math.min(byScore.length, start + size);
+    while (end < byScore.length && (byScore[end] as Candidate).score === (byScore[end - 1] as Candidate).score) end++;
+    const batch = byScore.slice(start, end);
+    const keys = keysOf(
+      db,
+      layout,
+      batch.map((c) => c.rowid),
+    );
+    batch.sort((a, b) => a.score - b.score || (keys.get(b.rowid)?.at ?? 0) - (keys.get(a.rowid)?.at ?? 0) || b.rowid - a.rowid);
+    for (const { rowid } of batch) {
+      const key = keys.get(rowid)?.key ?? `d\0${rowid}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(rowid);
+      if (out.length >= limit) break;
+    }
+    start = end;
+    size *= 2;
   }
   return out;
 }
