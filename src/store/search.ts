@@ -9,7 +9,7 @@ import type { Db } from './open.ts';
 import { FTS_BUDGET, type FtsBudget, type Gathered, gatherFts, isFtsError } from './search/fts.ts';
 import { distinct, hydrate, keysOf } from './search/hits.ts';
 import { type Layout, layoutOf } from './search/layout.ts';
-import { type PlainBudget, gatherPlain } from './search/plain.ts';
+import { gatherPlain } from './search/plain.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
 import { buildScope, type Scope } from './search/scope.ts';
 import { collapse, snippetAround } from './search/snippet.ts';
@@ -49,10 +49,6 @@ function scopeFor(db: Db, layout: Layout, request: SearchRequest, options: Searc
   return buildScope(db, layout, request.filters, { doc, ...(options.projectPaths === undefined ? {} : { projectPaths: options.projectPaths }) });
 }
 
-function gatherPlainFor(db: Db, layout: Layout, request: SearchRequest, options: SearchOptions, needles: readonly string[], budget: PlainBudget): Gathered {
-  return gatherPlain(db, layout, needles, scopeFor(db, layout, request, options, 'd.rowid'), budget);
-}
-
 function ftsSnippet(db: Db, parsed: ParsedQuery) {
   const statement = prepared(db, "SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = ?").pluck();
   return (rowid: number, body: string): string => {
@@ -68,29 +64,41 @@ function notice(engine: 'fts5' | 'plain', gathered: Gathered): string | undefine
     : `the literal search stopped at its time budget after ${gathered.examined} documents, newest first; add filters (project, agent, since) to narrow it`;
 }
 
+/**
+ * Candidates can be copies of one hit (fragments of an oversized line,
+ * broadcast copies), so a short page is asked again with room for more,
+ * up to this many times, while unexamined matches remain.
+ */
+const WIDEN_ATTEMPTS = 2;
+
+function result(engine: 'fts5' | 'plain', hits: StoreSearchResult['hits'], gathered: Gathered): StoreSearchResult {
+  const text = notice(engine, gathered);
+  return text === undefined ? { engine, hits, truncated: false } : { engine, hits, truncated: true, notice: text };
+}
+
 export function search(db: Db, request: SearchRequest, options: SearchOptions = {}): StoreSearchResult {
   const { layout, parsed, scope, useFts } = plan(db, request, options);
   if (useFts) {
     try {
-      const keep = Math.max(FTS_BUDGET.keep, request.limit * 4);
-      const gathered = gatherFts(db, layout, parsed.fts as string, scope, { ...FTS_BUDGET, keep, ...options.fts });
-      // Words of scripts without spaces are substrings FTS5 tokens cannot find: try the literal engine.
-      if (gathered.candidates.length > 0 || !parsed.spaceless) {
+      for (let attempt = 0, keep = Math.max(FTS_BUDGET.keep, request.limit * 4); ; attempt++, keep *= 4) {
+        const gathered = gatherFts(db, layout, parsed.fts as string, scope, { ...FTS_BUDGET, keep, ...options.fts });
+        // Words of scripts without spaces are substrings FTS5 tokens cannot find: the literal engine may.
+        if (gathered.candidates.length === 0 && parsed.spaceless) break;
         const rowids = distinct(db, layout, gathered.candidates, request.limit);
-        const hits = hydrate(db, layout, rowids, ftsSnippet(db, parsed));
-        const text = notice('fts5', gathered);
-        return text === undefined ? { engine: 'fts5', hits, truncated: false } : { engine: 'fts5', hits, truncated: true, notice: text };
+        if (rowids.length < request.limit && gathered.passed > gathered.candidates.length && attempt < WIDEN_ATTEMPTS) continue;
+        return result('fts5', hydrate(db, layout, rowids, ftsSnippet(db, parsed)), gathered);
       }
     } catch (error) {
       if (!isFtsError(error)) throw error;
     }
   }
-  const budget: PlainBudget = { timeMs: options.plainTimeMs ?? PLAIN_TIME_MS, enough: request.limit * 4 + 16 };
-  const gathered = useFts ? gatherPlainFor(db, layout, request, options, parsed.needles, budget) : gatherPlain(db, layout, parsed.needles, scope, budget);
-  const rowids = distinct(db, layout, gathered.candidates, request.limit);
-  const hits = hydrate(db, layout, rowids, (_rowid, body) => snippetAround(body, parsed.needles));
-  const text = notice('plain', gathered);
-  return text === undefined ? { engine: 'plain', hits, truncated: false } : { engine: 'plain', hits, truncated: true, notice: text };
+  const plainScope = useFts ? scopeFor(db, layout, request, options, 'd.rowid') : scope;
+  for (let attempt = 0, enough = request.limit * 4 + 16; ; attempt++, enough *= 4) {
+    const gathered = gatherPlain(db, layout, parsed.needles, plainScope, { timeMs: options.plainTimeMs ?? PLAIN_TIME_MS, enough });
+    const rowids = distinct(db, layout, gathered.candidates, request.limit);
+    if (rowids.length < request.limit && !gathered.exhausted && !gathered.truncated && attempt < WIDEN_ATTEMPTS) continue;
+    return result('plain', hydrate(db, layout, rowids, (_rowid, body) => snippetAround(body, parsed.needles)), gathered);
+  }
 }
 
 export interface MatchCount {

@@ -29,8 +29,10 @@ export interface Candidate {
 export interface Gathered {
   /** The best candidates (at most `keep`), in no particular order. */
   readonly candidates: Candidate[];
-  /** The walk stopped before examining every match. */
+  /** The walk stopped before examining every match because of its work bound (ranking saw only the newest). */
   readonly truncated: boolean;
+  /** Every match was examined. */
+  readonly exhausted: boolean;
   /** Matches examined (before filters). */
   readonly examined: number;
   /** Matches that passed the filters. */
@@ -75,7 +77,7 @@ const BOUNDARY =
 /** Candidates for `expression` within `scope`, newest matches first, bounded by `budget`. */
 export function gatherFts(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
   let candidates: Candidate[] = [];
-  if (scope.empty) return { candidates, truncated: false, examined: 0, passed: 0 };
+  if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0 };
   const boundary = prepared(db, BOUNDARY);
   const window = prepared(db, windowSql(layout, scope));
   const started = performance.now();
@@ -86,19 +88,19 @@ export function gatherFts(db: Db, layout: Layout, expression: string, scope: Sco
   for (;;) {
     const want = Math.min(size, budget.maxMatches - examined);
     const edge = boundary.get(expression, hi, want) as { n: number; lo: number | null };
-    if (edge.n === 0) return { candidates, truncated: false, examined, passed };
+    if (edge.n === 0) return { candidates, truncated: false, exhausted: true, examined, passed };
     const lo = edge.lo as number;
     const rows = window.all(expression, lo, hi, ...scope.params, budget.keep) as WindowRow[];
     passed += rows[0]?.passed ?? 0;
     examined += edge.n;
     candidates = best([...candidates, ...rows], budget.keep);
-    if (edge.n < want) return { candidates, truncated: false, examined, passed };
+    if (edge.n < want) return { candidates, truncated: false, exhausted: true, examined, passed };
     hi = lo - 1;
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
     size = Math.min(budget.maxWindow, Math.max(size * 2, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     if (passed >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
       const more = boundary.get(expression, hi, 1) as { n: number };
-      return { candidates, truncated: more.n > 0, examined, passed };
+      return { candidates, truncated: more.n > 0, exhausted: more.n === 0, examined, passed };
     }
   }
 }

@@ -45,7 +45,7 @@ interface Row {
  */
 export function gatherPlain(db: Db, layout: Layout, needles: readonly string[], scope: Scope, budget: PlainBudget): Gathered {
   const candidates: Candidate[] = [];
-  if (scope.empty) return { candidates, truncated: false, examined: 0, passed: 0 };
+  if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0 };
   const page = prepared(
     db,
     `SELECT d.rowid AS rowid, d.at AS at, d.body AS body, d.folded AS folded FROM history_documents d ${layout.refJoin('d.rowid')}
@@ -61,12 +61,12 @@ export function gatherPlain(db: Db, layout: Layout, needles: readonly string[], 
       examined++;
       if (containsAll(row.body, row.folded, needles)) candidates.push({ rowid: row.rowid, score: 0 });
     }
-    if (rows.length < BATCH) return { candidates, truncated: false, examined, passed: candidates.length };
+    if (rows.length < BATCH) return { candidates, truncated: false, exhausted: true, examined, passed: candidates.length };
     const last = rows[rows.length - 1] as Row;
     at = last.at;
     rowid = last.rowid;
     // Enough newest matches is an exact answer; running out of time is not.
-    if (candidates.length >= budget.enough) return { candidates, truncated: false, examined, passed: candidates.length };
-    if (performance.now() - started > budget.timeMs) return { candidates, truncated: true, examined, passed: candidates.length };
+    if (candidates.length >= budget.enough) return { candidates, truncated: false, exhausted: false, examined, passed: candidates.length };
+    if (performance.now() - started > budget.timeMs) return { candidates, truncated: true, exhausted: false, examined, passed: candidates.length };
   }
 }
