@@ -27,6 +27,7 @@ function git(cwd: string, ...args: string[]): void {
 
 describe('project filter over Git worktrees and subfolders', () => {
   let reader: HistoryReader;
+  let env: NodeJS.ProcessEnv;
   let repo: string;
   let worktree: string;
   let plain: string;
@@ -47,7 +48,7 @@ describe('project filter over Git worktrees and subfolders', () => {
     transcript(home, repo, 'mainbadger lives in the main checkout');
     transcript(home, join(worktree, 'src'), 'worktreeheron lives in a linked worktree subfolder');
     transcript(home, plain, 'plainotter lives in a folder without git');
-    const env = homeEnv(home, join(home, '.agent-bridge'));
+    env = homeEnv(home, join(home, '.agent-bridge'));
     const ingested = await cli(['ingest', '--once', '--pace', 'max'], env);
     assert.equal(ingested.code, 0, ingested.stderr);
     reader = new HistoryReader(resolvePaths(env));
@@ -67,6 +68,12 @@ describe('project filter over Git worktrees and subfolders', () => {
       }
       assert.equal((await reader.search({ query: 'plainotter', filters: { project } })).hits.length, 0);
     }
+  });
+
+  test('CLI: --project . in a worktree subfolder finds the project', async () => {
+    const out = await cli(['search', 'mainbadger', '--project', '.', '--json'], env, join(worktree, 'src', 'deep'));
+    assert.equal(out.code, 0, out.stderr);
+    assert.equal((JSON.parse(out.stdout.toString('utf8')) as { hits: unknown[] }).hits.length, 1);
   });
 
   test('a non-Git project: its subfolder finds it, a sibling does not', async () => {

@@ -24,9 +24,9 @@ export interface Run {
 }
 
 /** Run a command to completion, capturing its output. */
-export function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
+export function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -36,8 +36,8 @@ export function run(command: string, args: readonly string[], env: NodeJS.Proces
   });
 }
 
-export function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return run(process.execPath, [CLI, ...args], env);
+export function cli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
+  return run(process.execPath, [CLI, ...args], env, cwd);
 }
 
 /** Environment for a home: nothing of the real user's home leaks in. */

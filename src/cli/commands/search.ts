@@ -3,6 +3,7 @@
 // Reads the store directly (read-only), like every reader; the same input
 // rules as the search_history tool apply.
 
+import { resolve } from 'node:path';
 import { HistoryError } from '../../../protocols/errors.ts';
 import type { SearchHistoryOutput } from '../../../protocols/search.ts';
 import { resolvePaths } from '../../config/paths.ts';
@@ -41,7 +42,9 @@ export async function search(argv: readonly string[]): Promise<number> {
   const { flags, positionals } = parse(argv, FLAGS, { min: 1, max: Number.MAX_SAFE_INTEGER, names: '<query>' });
   const query = positionals.join(' ');
   const filters: Record<string, unknown> = {};
-  for (const name of ['project', 'session', 'job', 'agent', 'kind'] as const) if (flags[name] !== undefined) filters[name] = flags[name];
+  for (const name of ['session', 'job', 'agent', 'kind'] as const) if (flags[name] !== undefined) filters[name] = flags[name];
+  // `--project .` and other explicitly relative paths mean the current directory's project.
+  if (flags.project !== undefined) filters.project = /^\.\.?(?:[\\/]|$)/.test(flags.project) ? resolve(flags.project) : flags.project;
   const since = parseTimeFlag(flags.since, 'since');
   const until = parseTimeFlag(flags.until, 'until');
   if (since !== undefined) filters.since = since;
