@@ -81,7 +81,7 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
   if (useFts) {
     try {
       for (let attempt = 0, keep = Math.max(FTS_BUDGET.keep, request.limit * 4); ; attempt++, keep *= 4) {
-        const gathered = gatherFts(db, layout, parsed.fts as string, scope, { ...FTS_BUDGET, keep, ...options.fts });
+        const gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, keep, ...options.fts });
         // Words of scripts without spaces are substrings FTS5 tokens cannot find: the literal engine may.
         if (gathered.candidates.length === 0 && parsed.spaceless) break;
         const rowids = distinct(db, layout, gathered.candidates, request.limit);
@@ -124,7 +124,7 @@ export function countMatches(db: Db, request: SearchRequest, options: SearchOpti
     keep: Number.MAX_SAFE_INTEGER,
   };
   const gathered = useFts
-    ? gatherFts(db, layout, parsed.fts as string, scope, unbounded)
+    ? gatherFts(db, layout, parsed.ftsPhrases, scope, unbounded)
     : gatherPlain(db, layout, parsed.needles, scope, { timeMs: Number.POSITIVE_INFINITY, enough: Number.MAX_SAFE_INTEGER });
   const keys = keysOf(
     db,

@@ -17,6 +17,7 @@
 
 import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
+import { splitLines } from './fragments.ts';
 import type { Scope } from './scope.ts';
 import { prepared } from './statements.ts';
 
@@ -27,6 +28,8 @@ export interface Candidate {
 }
 
 export interface Gathered {
+  /** Every match at or above this rowid was examined (0: all of them). */
+  readonly floor?: number;
   /** The best candidates (at most `keep`), in no particular order. */
   readonly candidates: Candidate[];
   /** The walk stopped before examining every match because of its work bound (ranking saw only the newest). */
@@ -74,10 +77,22 @@ function windowSql(layout: Layout, scope: Scope): string {
 const BOUNDARY =
   'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
 
-/** Candidates for `expression` within `scope`, newest matches first, bounded by `budget`. */
-export function gatherFts(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
+/**
+ * Candidates for the phrases (all must match) within `scope`, newest
+ * matches first, bounded by `budget`; with several phrases, also the lines
+ * that match only across their fragments in the examined range.
+ */
+export function gatherFts(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
+  const gathered = walk(db, layout, phrases.join(' AND '), scope, budget);
+  if (phrases.length < 2) return gathered;
+  const split = splitLines(db, layout, phrases, scope, gathered.floor ?? 0, TOP);
+  if (split.length === 0) return gathered;
+  return { ...gathered, candidates: best([...gathered.candidates, ...split], budget.keep), passed: gathered.passed + split.length };
+}
+
+function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget): Gathered {
   let candidates: Candidate[] = [];
-  if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0 };
+  if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0, floor: 0 };
   const boundary = prepared(db, BOUNDARY);
   const window = prepared(db, windowSql(layout, scope));
   const started = performance.now();
@@ -88,19 +103,19 @@ export function gatherFts(db: Db, layout: Layout, expression: string, scope: Sco
   for (;;) {
     const want = Math.min(size, budget.maxMatches - examined);
     const edge = boundary.get(expression, hi, want) as { n: number; lo: number | null };
-    if (edge.n === 0) return { candidates, truncated: false, exhausted: true, examined, passed };
+    if (edge.n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
     const lo = edge.lo as number;
     const rows = window.all(expression, lo, hi, ...scope.params, budget.keep) as WindowRow[];
     passed += rows[0]?.passed ?? 0;
     examined += edge.n;
     candidates = best([...candidates, ...rows], budget.keep);
-    if (edge.n < want) return { candidates, truncated: false, exhausted: true, examined, passed };
+    if (edge.n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
     hi = lo - 1;
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
     size = Math.min(budget.maxWindow, Math.max(size * 2, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     if (passed >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
       const more = boundary.get(expression, hi, 1) as { n: number };
-      return { candidates, truncated: more.n > 0, exhausted: more.n === 0, examined, passed };
+      return { candidates, truncated: more.n > 0, exhausted: more.n === 0, examined, passed, floor: more.n > 0 ? lo : 0 };
     }
   }
 }

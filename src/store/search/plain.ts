@@ -1,11 +1,13 @@
 // The literal engine, for stores without FTS5 and queries FTS5 cannot express
 // (no indexable word, or a script without spaces where a word is a
 // substring): every needle must occur in the case- and diacritic-folded
-// body; newest first. It reads bodies, so it is bounded by a time budget and
+// body (or, for a line captured as several fragments, in the line); newest
+// first. It reads bodies, so it is bounded by a time budget and
 // says when it stopped early.
 
 import { fold } from '../../text/fold.ts';
 import type { Db } from '../open.ts';
+import { fragmentIndex } from './fragments.ts';
 import type { Candidate, Gathered } from './fts.ts';
 import type { Layout } from './layout.ts';
 import type { Scope } from './scope.ts';
@@ -31,6 +33,38 @@ export function containsAll(body: string, folded: string, needles: readonly stri
   return needles.every((n) => full.includes(n));
 }
 
+/** Which needles `body` contains after folding. */
+function found(body: string, folded: string, needles: readonly string[]): boolean[] {
+  const text = folded !== '' ? folded : fold(body);
+  return needles.map((n) => text.includes(n));
+}
+
+/**
+ * Lines spanning several fragment documents: the needles each fragment
+ * holds, until the line holds all of them (then it is a match once).
+ */
+class SplitLines {
+  private readonly partial = new Map<string, boolean[]>();
+  private readonly matched = new Set<string>();
+
+  constructor(
+    private readonly lineOf: ReadonlyMap<number, string>,
+    private readonly needles: readonly string[],
+  ) {}
+
+  /** Whether `row` completes a line that no single fragment matched. */
+  completes(row: Row): boolean {
+    const key = this.lineOf.get(row.rowid);
+    if (key === undefined || this.needles.length < 2 || this.matched.has(key)) return false;
+    const here = found(row.body, row.folded, this.needles);
+    const union = (this.partial.get(key) ?? here.map(() => false)).map((seen, i) => seen || (here[i] as boolean));
+    this.partial.set(key, union);
+    if (!union.every(Boolean)) return false;
+    this.matched.add(key);
+    return true;
+  }
+}
+
 interface Row {
   readonly rowid: number;
   readonly at: number;
@@ -51,6 +85,7 @@ export function gatherPlain(db: Db, layout: Layout, needles: readonly string[], 
     `SELECT d.rowid AS rowid, d.at AS at, d.body AS body, d.folded AS folded FROM history_documents d ${layout.refJoin('d.rowid')}
      WHERE d.at <= ? AND NOT (d.at = ? AND d.rowid >= ?)${scope.where} ORDER BY d.at DESC, d.rowid DESC LIMIT ${BATCH}`,
   );
+  const split = new SplitLines(needles.length > 1 && layout.refs && layout.records ? fragmentIndex(db).lineOf : new Map(), needles);
   const started = performance.now();
   let at = Number.MAX_SAFE_INTEGER;
   let rowid = Number.MAX_SAFE_INTEGER;
@@ -59,7 +94,7 @@ export function gatherPlain(db: Db, layout: Layout, needles: readonly string[], 
     const rows = page.all(at, at, rowid, ...scope.params) as Row[];
     for (const row of rows) {
       examined++;
-      if (containsAll(row.body, row.folded, needles)) candidates.push({ rowid: row.rowid, score: 0 });
+      if (containsAll(row.body, row.folded, needles) || split.completes(row)) candidates.push({ rowid: row.rowid, score: 0 });
     }
     if (rows.length < BATCH) return { candidates, truncated: false, exhausted: true, examined, passed: candidates.length };
     const last = rows[rows.length - 1] as Row;

@@ -18,6 +18,8 @@ export interface ParsedQuery {
   readonly phrases: readonly (readonly string[])[];
   /** The FTS5 MATCH expression, or null when no word can be indexed (punctuation, emoji only). */
   readonly fts: string | null;
+  /** Each phrase as its own FTS5 expression. */
+  readonly ftsPhrases: readonly string[];
   /** Folded substrings the literal engine requires (AND). */
   readonly needles: readonly string[];
   /** Every distinct folded word (for highlighting and snippets). */
@@ -86,6 +88,7 @@ export function parseQuery(query: string): ParsedQuery {
   return {
     phrases,
     fts: phrases.length === 0 ? null : phrases.map(quote).join(' AND '),
+    ftsPhrases: phrases.map(quote),
     needles: [...new Set(needles)],
     words,
     spaceless: SPACELESS.test(query),

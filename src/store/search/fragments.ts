@@ -1,0 +1,123 @@
+// Lines longer than one 64 KiB chunk are captured as several documents (one
+// per fragment). A query of one phrase finds such a line through any
+// fragment, but "every word must match" is a property of the line: its words
+// can sit in different fragments. This module finds those lines.
+//
+// The fragment index (per connection, extended as records arrive) knows every
+// line that spans records: a record whose first document starts before the
+// record (refs.line < record offset) continues a line. It is read from the
+// (source, generation, offset) index of conversation_records and two lookups
+// per record, once, then only for new records; it exists only for stores with
+// history_document_refs (legacy documents are per record, not per line).
+
+import type { Db } from '../open.ts';
+import type { Candidate } from './fts.ts';
+import type { Layout } from './layout.ts';
+import type { Scope } from './scope.ts';
+import { prepared } from './statements.ts';
+
+interface FragmentIndex {
+  maxRecord: number;
+  /** Line key → the rowids of its fragment documents, ascending. */
+  readonly docsOf: Map<string, number[]>;
+  /** Fragment document rowid → line key. */
+  readonly lineOf: Map<number, string>;
+}
+
+const indexes = new WeakMap<Db, FragmentIndex>();
+
+interface ContinuationRow {
+  readonly record: number;
+  readonly source: string;
+  readonly generation: number;
+  readonly doc: number;
+  readonly line: number;
+}
+
+function lineKey(source: string, generation: number, line: number): string {
+  // The same key as Layout.lineKey, so copies found either way collapse into one hit.
+  return `${source}\0${generation}\0${line}`;
+}
+
+function addDoc(index: FragmentIndex, key: string, doc: number): void {
+  if (index.lineOf.has(doc)) return;
+  index.lineOf.set(doc, key);
+  const docs = index.docsOf.get(key);
+  if (docs === undefined) index.docsOf.set(key, [doc]);
+  else {
+    docs.push(doc);
+    docs.sort((a, b) => a - b);
+  }
+}
+
+/** The fragment index of `db`, brought up to date with records added since the last call. */
+export function fragmentIndex(db: Db): FragmentIndex {
+  let index = indexes.get(db);
+  if (index === undefined) {
+    index = { maxRecord: 0, docsOf: new Map(), lineOf: new Map() };
+    indexes.set(db, index);
+  }
+  const rows = prepared(
+    db,
+    `SELECT cr.rowid AS record, cr.source AS source, cr.generation AS generation, r.doc AS doc, r.line AS line
+     FROM conversation_records cr INDEXED BY sqlite_autoindex_conversation_records_1
+     JOIN history_documents d ON d.id = 'durable:' || cr.rowid || ':' || cr.offset
+     JOIN history_document_refs r ON r.doc = d.rowid
+     WHERE cr.rowid > ? AND r.line < cr.offset`,
+  ).all(index.maxRecord) as ContinuationRow[];
+  const first = prepared(
+    db,
+    `SELECT d.rowid FROM history_documents d
+     WHERE d.id = 'durable:' || (SELECT rowid FROM conversation_records WHERE source = ? AND generation = ? AND offset <= ? ORDER BY offset DESC LIMIT 1) || ':' || CAST(? AS INTEGER)`,
+  ).pluck();
+  for (const row of rows) {
+    const key = lineKey(row.source, row.generation, row.line);
+    if (!index.docsOf.has(key)) {
+      const head = first.get(row.source, row.generation, row.line, row.line) as number | undefined;
+      if (head !== undefined) addDoc(index, key, head);
+    }
+    addDoc(index, key, row.doc);
+  }
+  const top = prepared(db, 'SELECT max(rowid) FROM conversation_records').pluck().get() as number | null;
+  index.maxRecord = Math.max(index.maxRecord, top ?? 0);
+  return index;
+}
+
+/**
+ * Lines that match every phrase only across their fragments, within the
+ * rowid range [lo, hi], as candidates: the line's first fragment in range
+ * stands for it (it must pass the filters), scored by the sum over phrases
+ * of the phrase's best bm25 in any fragment (bm25 of several phrases is that
+ * sum for one document).
+ */
+export function splitLines(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, lo: number, hi: number): Candidate[] {
+  if (phrases.length < 2 || !layout.refs || !layout.records || scope.empty) return [];
+  const index = fragmentIndex(db);
+  const inRange = [...index.lineOf.keys()].filter((doc) => doc >= lo && doc <= hi);
+  if (inRange.length === 0) return [];
+  const json = JSON.stringify(inRange);
+  // `+rowid IN`: a filter, not an FTS5 constraint, so bm25's document counts are taken once.
+  const perPhrase = prepared(db, 'SELECT rowid, bm25(history_fts) AS score FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))');
+  let lines: Map<string, number> | null = null;
+  for (const phrase of phrases) {
+    const best = new Map<string, number>();
+    for (const row of perPhrase.all(phrase, lo, hi, json) as Candidate[]) {
+      const key = index.lineOf.get(row.rowid) as string;
+      best.set(key, Math.min(best.get(key) ?? Number.POSITIVE_INFINITY, row.score));
+    }
+    const next = new Map<string, number>();
+    for (const [key, score] of best) if (lines === null || lines.has(key)) next.set(key, (lines?.get(key) ?? 0) + score);
+    lines = next;
+    if (lines.size === 0) return [];
+  }
+  const representatives = new Map<number, number>();
+  for (const [key, score] of lines ?? []) {
+    const head = (index.docsOf.get(key) ?? []).find((doc) => doc >= lo && doc <= hi);
+    if (head !== undefined) representatives.set(head, score);
+  }
+  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  const passing = prepared(db, `SELECT f.rowid FROM (SELECT value AS rowid FROM json_each(?)) f ${joins} WHERE 1 = 1${scope.where}`)
+    .pluck()
+    .all(JSON.stringify([...representatives.keys()]), ...scope.params) as number[];
+  return passing.map((rowid) => ({ rowid, score: representatives.get(rowid) as number }));
+}
