@@ -57,14 +57,18 @@ export function fragmentIndex(db: Db): FragmentIndex {
     index = { maxRecord: 0, docsOf: new Map(), lineOf: new Map() };
     indexes.set(db, index);
   }
+  const top = (prepared(db, 'SELECT max(rowid) FROM conversation_records').pluck().get() as number | null) ?? 0;
+  if (top <= index.maxRecord) return index;
+  // The first build reads the small (source, generation, offset) index; later ones only the new rows.
+  const from = index.maxRecord === 0 ? 'conversation_records cr INDEXED BY sqlite_autoindex_conversation_records_1' : 'conversation_records cr';
   const rows = prepared(
     db,
     `SELECT cr.rowid AS record, cr.source AS source, cr.generation AS generation, r.doc AS doc, r.line AS line
-     FROM conversation_records cr INDEXED BY sqlite_autoindex_conversation_records_1
+     FROM ${from}
      JOIN history_documents d ON d.id = 'durable:' || cr.rowid || ':' || cr.offset
      JOIN history_document_refs r ON r.doc = d.rowid
-     WHERE cr.rowid > ? AND r.line < cr.offset`,
-  ).all(index.maxRecord) as ContinuationRow[];
+     WHERE cr.rowid > ? AND cr.rowid <= ? AND r.line < cr.offset`,
+  ).all(index.maxRecord, top) as ContinuationRow[];
   const first = prepared(
     db,
     `SELECT d.rowid FROM history_documents d
@@ -78,8 +82,7 @@ export function fragmentIndex(db: Db): FragmentIndex {
     }
     addDoc(index, key, row.doc);
   }
-  const top = prepared(db, 'SELECT max(rowid) FROM conversation_records').pluck().get() as number | null;
-  index.maxRecord = Math.max(index.maxRecord, top ?? 0);
+  index.maxRecord = top;
   return index;
 }
 
