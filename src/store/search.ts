@@ -6,7 +6,7 @@
 
 import type { SearchHistoryOutput, SearchRequest } from '../../protocols/search.ts';
 import type { Db } from './open.ts';
-import { FTS_BUDGET, type FtsBudget, type Gathered, gatherFts, isFtsError } from './search/fts.ts';
+import { FTS_BUDGET, type FtsBudget, type Gathered, gatherFts, isFtsError, withSplitLines } from './search/fts.ts';
 import { distinct, hydrate, keysOf } from './search/hits.ts';
 import { type Layout, layoutOf } from './search/layout.ts';
 import { gatherPlain } from './search/plain.ts';
@@ -80,11 +80,18 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
   const { layout, parsed, scope, useFts } = plan(db, request, options);
   if (useFts) {
     try {
+      // Rank among at least `enough` matches that pass the filters (all of the first window without filters).
+      const enough = Math.max(FTS_BUDGET.enough, request.limit * 8);
       for (let attempt = 0, keep = Math.max(FTS_BUDGET.keep, request.limit * 4); ; attempt++, keep *= 4) {
-        const gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, keep, ...options.fts });
+        let gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, enough, keep, ...options.fts });
+        let rowids = distinct(db, layout, gathered.candidates, request.limit);
+        // Lines matching only across fragments rank last: needed only when the page is not full.
+        if (rowids.length < request.limit && parsed.ftsPhrases.length > 1) {
+          gathered = withSplitLines(db, layout, parsed.ftsPhrases, scope, gathered);
+          rowids = distinct(db, layout, gathered.candidates, request.limit);
+        }
         // Words of scripts without spaces are substrings FTS5 tokens cannot find: the literal engine may.
         if (gathered.candidates.length === 0 && parsed.spaceless) break;
-        const rowids = distinct(db, layout, gathered.candidates, request.limit);
         if (rowids.length < request.limit && gathered.passed > gathered.candidates.length && attempt < WIDEN_ATTEMPTS) continue;
         return result('fts5', hydrate(db, layout, rowids, ftsSnippet(db, parsed)), gathered);
       }
@@ -124,7 +131,7 @@ export function countMatches(db: Db, request: SearchRequest, options: SearchOpti
     keep: Number.MAX_SAFE_INTEGER,
   };
   const gathered = useFts
-    ? gatherFts(db, layout, parsed.ftsPhrases, scope, unbounded)
+    ? withSplitLines(db, layout, parsed.ftsPhrases, scope, gatherFts(db, layout, parsed.ftsPhrases, scope, unbounded))
     : gatherPlain(db, layout, parsed.needles, scope, { timeMs: Number.POSITIVE_INFINITY, enough: Number.MAX_SAFE_INTEGER });
   const keys = keysOf(
     db,

@@ -87,40 +87,37 @@ export function fragmentIndex(db: Db): FragmentIndex {
 }
 
 /**
- * Lines that match every phrase only across their fragments, within the
- * rowid range [lo, hi], as candidates: the line's first fragment in range
- * stands for it (it must pass the filters), scored by the sum over phrases
- * of the phrase's best bm25 in any fragment (bm25 of several phrases is that
- * sum for one document).
+ * Lines that match every phrase across their fragments, among the fragments
+ * in the rowid range [lo, hi], as candidates: the line's first fragment in
+ * range stands for it (it must pass the filters). They rank after every
+ * document that matches on its own (score 0; bm25 scores are negative):
+ * words 64 KiB or more apart are the weakest kind of match. Costs one pass
+ * over each phrase's matches in the range, so `search` asks only when the
+ * documents that match on their own do not fill the page.
  */
 export function splitLines(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, lo: number, hi: number): Candidate[] {
   if (phrases.length < 2 || !layout.refs || !layout.records || scope.empty) return [];
   const index = fragmentIndex(db);
-  const inRange = [...index.lineOf.keys()].filter((doc) => doc >= lo && doc <= hi);
-  if (inRange.length === 0) return [];
-  const json = JSON.stringify(inRange);
-  // `+rowid IN`: a filter, not an FTS5 constraint, so bm25's document counts are taken once.
-  const perPhrase = prepared(db, 'SELECT rowid, bm25(history_fts) AS score FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (SELECT value FROM json_each(?))');
-  let lines: Map<string, number> | null = null;
+  if (index.lineOf.size === 0) return [];
+  const matches = prepared(db, 'SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?').pluck();
+  let lines: Set<string> | null = null;
   for (const phrase of phrases) {
-    const best = new Map<string, number>();
-    for (const row of perPhrase.all(phrase, lo, hi, json) as Candidate[]) {
-      const key = index.lineOf.get(row.rowid) as string;
-      best.set(key, Math.min(best.get(key) ?? Number.POSITIVE_INFINITY, row.score));
+    const next = new Set<string>();
+    for (const rowid of matches.iterate(phrase, lo, hi) as Iterable<number>) {
+      const key = index.lineOf.get(rowid);
+      if (key !== undefined && (lines === null || lines.has(key))) next.add(key);
     }
-    const next = new Map<string, number>();
-    for (const [key, score] of best) if (lines === null || lines.has(key)) next.set(key, (lines?.get(key) ?? 0) + score);
     lines = next;
     if (lines.size === 0) return [];
   }
-  const representatives = new Map<number, number>();
-  for (const [key, score] of lines ?? []) {
+  const heads: number[] = [];
+  for (const key of lines ?? []) {
     const head = (index.docsOf.get(key) ?? []).find((doc) => doc >= lo && doc <= hi);
-    if (head !== undefined) representatives.set(head, score);
+    if (head !== undefined) heads.push(head);
   }
-  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
   const passing = prepared(db, `SELECT f.rowid FROM (SELECT value AS rowid FROM json_each(?)) f ${joins} WHERE 1 = 1${scope.where}`)
     .pluck()
-    .all(JSON.stringify([...representatives.keys()]), ...scope.params) as number[];
-  return passing.map((rowid) => ({ rowid, score: representatives.get(rowid) as number }));
+    .all(JSON.stringify(heads), ...scope.params) as number[];
+  return passing.map((rowid) => ({ rowid, score: 0 }));
 }

@@ -3,12 +3,12 @@
 //
 // Bounded work. Ranking every match of a very common word costs time in
 // proportion to the corpus, so matches are examined newest first (by rowid,
-// which FTS5 iterates natively) in windows: a rowid-only pass (cheap, in C)
-// finds where a window of N matches ends, then one statement applies the
-// filters to the matches inside it, ranks them by bm25 in SQLite and returns
-// only the best few with the number that passed. The first window holds
+// which FTS5 iterates natively) in windows: one statement takes the newest N
+// matches below the previous window, applies the filters, ranks them by bm25
+// in SQLite and returns only the best few, with how many were examined and
+// how many passed. The first window holds
 // `firstWindow` matches; later ones are sized from the pass rate seen so far
-// to reach `enough` in one more step (at least doubling, at most
+// to reach `enough` in one more step (between `firstWindow` and
 // `maxWindow`), because every statement pays bm25's fixed cost of counting
 // each phrase's documents. The walk stops once `enough` matches passed the
 // filters, the matches are exhausted, or the time budget is spent. When
@@ -56,44 +56,51 @@ export interface FtsBudget {
   readonly keep: number;
 }
 
-export const FTS_BUDGET: FtsBudget = { firstWindow: 1024, maxWindow: 16_384, enough: 256, timeMs: 20, maxMatches: 65_536, keep: 64 };
+export const FTS_BUDGET: FtsBudget = { firstWindow: 1024, maxWindow: 4096, enough: 64, timeMs: 15, maxMatches: 65_536, keep: 64 };
 
 const TOP = Number.MAX_SAFE_INTEGER;
 
+/** A window's first row describes the window (n matches, lowest rowid lo); the others are candidates. */
 interface WindowRow {
-  readonly rowid: number;
-  readonly score: number;
-  readonly passed: number;
+  readonly rowid: number | null;
+  readonly score: number | null;
+  readonly n: number | null;
+  readonly lo: number | null;
+  readonly passed: number | null;
 }
-
-function windowSql(layout: Layout, scope: Scope): string {
-  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
-  return `SELECT f.rowid AS rowid, f.rank AS score, count(*) OVER () AS passed
-    FROM (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?) f ${joins}
-    WHERE 1 = 1${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?`;
-}
-
-/** Where a window of N matches at or below `hi` ends (and how many it holds). */
-const BOUNDARY =
-  'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
 
 /**
- * Candidates for the phrases (all must match) within `scope`, newest
- * matches first, bounded by `budget`; with several phrases, also the lines
- * that match only across their fragments in the examined range.
+ * One pass per window: the newest `size` matches at or below `hi` (with bm25)
+ * are materialised once; the first row counts them, the rest are the best
+ * `keep` that pass the filters, each carrying how many passed.
  */
+function windowSql(layout: Layout, scope: Scope): string {
+  // CROSS JOIN fixes the join order (window outside): otherwise the planner may scan history_documents.
+  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  return `WITH w AS MATERIALIZED (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)
+    SELECT NULL AS rowid, NULL AS score, count(*) AS n, min(rowid) AS lo, NULL AS passed FROM w
+    UNION ALL
+    SELECT * FROM (SELECT f.rowid AS rowid, f.rank AS score, NULL AS n, NULL AS lo, count(*) OVER () AS passed
+      FROM w f ${joins} WHERE 1 = 1${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?)`;
+}
+
+/** Whether any match lies at or below `hi`. */
+const ANY_BELOW = 'SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? LIMIT 1';
+
+/** Candidates for the phrases (all must match in one document) within `scope`, newest matches first, bounded by `budget`. */
 export function gatherFts(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
-  const gathered = walk(db, layout, phrases.join(' AND '), scope, budget);
-  if (phrases.length < 2) return gathered;
+  return walk(db, layout, phrases.join(' AND '), scope, budget);
+}
+
+/** `gathered` plus the lines that match the phrases only across their fragments, in the range it examined. */
+export function withSplitLines(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, gathered: Gathered): Gathered {
   const split = splitLines(db, layout, phrases, scope, gathered.floor ?? 0, TOP);
-  if (split.length === 0) return gathered;
-  return { ...gathered, candidates: best([...gathered.candidates, ...split], budget.keep), passed: gathered.passed + split.length };
+  return split.length === 0 ? gathered : { ...gathered, candidates: [...gathered.candidates, ...split], passed: gathered.passed + split.length };
 }
 
 function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget): Gathered {
   let candidates: Candidate[] = [];
   if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0, floor: 0 };
-  const boundary = prepared(db, BOUNDARY);
   const window = prepared(db, windowSql(layout, scope));
   const started = performance.now();
   let hi = TOP;
@@ -102,20 +109,20 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
   let passed = 0;
   for (;;) {
     const want = Math.min(size, budget.maxMatches - examined);
-    const edge = boundary.get(expression, hi, want) as { n: number; lo: number | null };
-    if (edge.n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
-    const lo = edge.lo as number;
-    const rows = window.all(expression, lo, hi, ...scope.params, budget.keep) as WindowRow[];
+    const [edge, ...rows] = window.all(expression, hi, want, ...scope.params, budget.keep) as WindowRow[];
+    const n = edge?.n ?? 0;
+    if (n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
+    const lo = edge?.lo as number;
     passed += rows[0]?.passed ?? 0;
-    examined += edge.n;
-    candidates = best([...candidates, ...rows], budget.keep);
-    if (edge.n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
+    examined += n;
+    candidates = best([...candidates, ...(rows as Candidate[])], budget.keep);
+    if (n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
     hi = lo - 1;
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
-    size = Math.min(budget.maxWindow, Math.max(size * 2, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
+    size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     if (passed >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
-      const more = boundary.get(expression, hi, 1) as { n: number };
-      return { candidates, truncated: more.n > 0, exhausted: more.n === 0, examined, passed, floor: more.n > 0 ? lo : 0 };
+      const more = prepared(db, ANY_BELOW).get(expression, hi) !== undefined;
+      return { candidates, truncated: more, exhausted: !more, examined, passed, floor: more ? lo : 0 };
     }
   }
 }
