@@ -83,7 +83,7 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
       // Rank among at least `enough` matches that pass the filters (all of the first window without filters).
       const enough = Math.max(FTS_BUDGET.enough, request.limit * 8);
       for (let attempt = 0, keep = Math.max(FTS_BUDGET.keep, request.limit * 4); ; attempt++, keep *= 4) {
-        let gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, enough, keep, ...options.fts });
+        let gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, enough, minPassed: request.limit, keep, ...options.fts });
         let rowids = distinct(db, layout, gathered.candidates, request.limit);
         // Lines matching only across fragments rank last: needed only when the page is not full.
         if (rowids.length < request.limit && parsed.ftsPhrases.length > 1) {
@@ -127,6 +127,8 @@ export function countMatches(db: Db, request: SearchRequest, options: SearchOpti
     maxWindow: 1 << 16,
     enough: Number.MAX_SAFE_INTEGER,
     timeMs: Number.POSITIVE_INFINITY,
+    minPassed: 0,
+    hardTimeMs: Number.POSITIVE_INFINITY,
     maxMatches: Number.MAX_SAFE_INTEGER,
     keep: Number.MAX_SAFE_INTEGER,
   };

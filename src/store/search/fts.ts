@@ -11,7 +11,9 @@
 // to reach `enough` in one more step (between `firstWindow` and
 // `maxWindow`), because every statement pays bm25's fixed cost of counting
 // each phrase's documents. The walk stops once `enough` matches passed the
-// filters, the matches are exhausted, or the time budget is spent. When
+// filters, the matches are exhausted, or the time budget is spent (a longer
+// one while fewer than a page of matches passed, so that selective filters
+// still find what exists). When
 // it stops before the oldest match the result says so (truncated): the hits
 // are then the best-ranked among the newest matches.
 
@@ -48,15 +50,27 @@ export interface FtsBudget {
   readonly maxWindow: number;
   /** Stop once this many matches passed the filters. */
   readonly enough: number;
-  /** Start no new window after this many milliseconds. */
+  /** Start no new window after this many milliseconds, once `minPassed` matches passed the filters... */
   readonly timeMs: number;
+  readonly minPassed: number;
+  /** ...and none after this many in any case. */
+  readonly hardTimeMs: number;
   /** Never examine more than this many matches in one query. */
   readonly maxMatches: number;
   /** Best candidates kept (enough for `limit` hits after dropping copies). */
   readonly keep: number;
 }
 
-export const FTS_BUDGET: FtsBudget = { firstWindow: 1024, maxWindow: 4096, enough: 64, timeMs: 15, maxMatches: 65_536, keep: 64 };
+export const FTS_BUDGET: FtsBudget = {
+  firstWindow: 1024,
+  maxWindow: 4096,
+  enough: 64,
+  timeMs: 15,
+  minPassed: 10,
+  hardTimeMs: 40,
+  maxMatches: 131_072,
+  keep: 64,
+};
 
 const TOP = Number.MAX_SAFE_INTEGER;
 
@@ -120,7 +134,8 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
     hi = lo - 1;
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
     size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
-    if (passed >= budget.enough || examined >= budget.maxMatches || performance.now() - started > budget.timeMs) {
+    const elapsed = performance.now() - started;
+    if (passed >= budget.enough || examined >= budget.maxMatches || (elapsed > budget.timeMs && passed >= budget.minPassed) || elapsed > budget.hardTimeMs) {
       const more = prepared(db, ANY_BELOW).get(expression, hi) !== undefined;
       return { candidates, truncated: more, exhausted: !more, examined, passed, floor: more ? lo : 0 };
     }
