@@ -106,6 +106,7 @@ interface Latency {
 async function latency(reader: HistoryReader, db: Db, label: string, counts: Map<string, number> | null): Promise<void> {
   const baseline = db.prepare('SELECT rowid FROM history_fts WHERE history_fts MATCH ? ORDER BY rank LIMIT 10');
   const classes = new Map<string, Latency>();
+  const slowest: Array<{ ms: number; q: Planted; run: number }> = [];
   for (let run = 0; run <= runs; run++) {
     for (const q of planted) {
       const key = q.kind === 'filter' ? 'filter' : q.kind;
@@ -119,6 +120,7 @@ async function latency(reader: HistoryReader, db: Db, label: string, counts: Map
       baseline.all(fts);
       const base = performance.now() - b0;
       if (run === 0) continue; // warm-up
+      slowest.push({ ms: took, q, run });
       c.ours.push(took);
       c.base.push(base);
       if (run === 1) {
@@ -140,6 +142,8 @@ async function latency(reader: HistoryReader, db: Db, label: string, counts: Map
       `  ${kind.padEnd(7)} ${String(n).padStart(5)}  ${ms(percentile(c.ours, 50))} ${ms(percentile(c.ours, 99))} ${ms(Math.max(...c.ours))} | ${ms(percentile(c.base, 50))} ${ms(percentile(c.base, 99))} | ${(percentile(c.ours, 50) / percentile(c.base, 50)).toFixed(2).padStart(6)}x | ${String(c.truncated).padStart(4)}/${n} | ${c.hitsTotal === 0 ? '-' : `${c.hitsOk}/${c.hitsTotal}`}`,
     );
   }
+  slowest.sort((a, b) => b.ms - a.ms);
+  console.log(`  slowest: ${slowest.slice(0, 4).map((s) => `${s.ms.toFixed(1)} ms ${s.q.id} ${JSON.stringify(s.q.text)} ${JSON.stringify(s.q.filters)} (run ${s.run})`).join('; ')}`);
 }
 
 async function pages(reader: HistoryReader, db: Db, label: string): Promise<void> {
