@@ -3,10 +3,9 @@
 //
 // Bounded work. Ranking every match of a very common word costs time in
 // proportion to the corpus, so matches are examined newest first (by rowid,
-// which FTS5 iterates natively) in windows: one statement takes the newest N
-// matches below the previous window, applies the filters, ranks them by bm25
-// in SQLite and returns only the best few, with how many were examined and
-// how many passed. The first window holds
+// which FTS5 iterates natively) in windows: the newest N matches below the
+// previous window are filtered and ranked by bm25 in SQLite, which returns
+// only the best few, with how many were examined and how many passed. The first window holds
 // `firstWindow` matches; later ones are sized from the pass rate seen so far
 // to reach `enough` in one more step (between `firstWindow` and
 // `maxWindow`), because every statement pays bm25's fixed cost of counting
@@ -50,10 +49,10 @@ export interface FtsBudget {
   readonly maxWindow: number;
   /** Stop once this many matches passed the filters. */
   readonly enough: number;
-  /** Start no new window after this many milliseconds, once `minPassed` matches passed the filters... */
+  /** Start no window that would end after this many milliseconds, once `minPassed` matches passed the filters... */
   readonly timeMs: number;
   readonly minPassed: number;
-  /** ...and none after this many in any case. */
+  /** ...or, while fewer passed, after this many. */
   readonly hardTimeMs: number;
   /** Never examine more than this many matches in one query. */
   readonly maxMatches: number;
@@ -74,28 +73,52 @@ export const FTS_BUDGET: FtsBudget = {
 
 const TOP = Number.MAX_SAFE_INTEGER;
 
-/** A window's first row describes the window (n matches, lowest rowid lo); the others are candidates. */
+/** A candidate with how many passed its window; in an unfiltered window the first row instead describes it (n matches, lowest rowid lo). */
 interface WindowRow {
-  readonly rowid: number | null;
-  readonly score: number | null;
-  readonly n: number | null;
-  readonly lo: number | null;
-  readonly passed: number | null;
+  readonly rowid: number;
+  readonly score: number;
+  readonly n?: number | null;
+  readonly lo?: number | null;
+  readonly passed: number;
 }
 
 /**
- * One pass per window: the newest `size` matches at or below `hi` (with bm25)
- * are materialised once; the first row counts them, the rest are the best
- * `keep` that pass the filters, each carrying how many passed.
+ * Without filters, one pass per window: the newest `size` matches at or
+ * below `hi` (with bm25) are materialised once; the first row counts them,
+ * the rest are the best `keep`, each carrying how many passed (all).
  */
-function windowSql(layout: Layout, scope: Scope): string {
-  // CROSS JOIN fixes the join order (window outside): otherwise the planner may scan history_documents.
-  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+function unfilteredSql(): string {
   return `WITH w AS MATERIALIZED (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)
     SELECT NULL AS rowid, NULL AS score, count(*) AS n, min(rowid) AS lo, NULL AS passed FROM w
     UNION ALL
-    SELECT * FROM (SELECT f.rowid AS rowid, f.rank AS score, NULL AS n, NULL AS lo, count(*) OVER () AS passed
-      FROM w f ${joins} WHERE 1 = 1${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?)`;
+    SELECT * FROM (SELECT rowid, rank AS score, NULL AS n, NULL AS lo, count(*) OVER () AS passed FROM w ORDER BY rank, rowid DESC LIMIT ?)`;
+}
+
+/**
+ * With filters, two passes per window, so that bm25 is computed only for the
+ * matches that pass: where the window ends (rowids only, in C), then the
+ * filtered, ranked matches inside it. CROSS JOIN keeps the FTS5 table the
+ * outer loop (otherwise the planner may scan history_documents).
+ */
+const BOUNDARY =
+  'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
+
+function filteredSql(layout: Layout, scope: Scope): string {
+  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  return `SELECT f.rowid AS rowid, f.rank AS score, count(*) OVER () AS passed FROM history_fts f ${joins}
+    WHERE history_fts MATCH ? AND f.rowid BETWEEN ? AND ?${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?`;
+}
+
+/** One window: how many matches it held, where it ends, and its best candidates. */
+function runWindow(db: Db, layout: Layout, expression: string, scope: Scope, hi: number, size: number, keep: number): { n: number; lo: number; rows: WindowRow[] } {
+  if (scope.where === '') {
+    const [edge, ...rows] = prepared(db, unfilteredSql()).all(expression, hi, size, keep) as WindowRow[];
+    return { n: edge?.n ?? 0, lo: edge?.lo ?? 0, rows };
+  }
+  const edge = prepared(db, BOUNDARY).get(expression, hi, size) as { n: number; lo: number | null };
+  if (edge.n === 0) return { n: 0, lo: 0, rows: [] };
+  const rows = prepared(db, filteredSql(layout, scope)).all(expression, edge.lo, hi, ...scope.params, keep) as WindowRow[];
+  return { n: edge.n, lo: edge.lo as number, rows };
 }
 
 /** Whether any match lies at or below `hi`. */
@@ -115,7 +138,6 @@ export function withSplitLines(db: Db, layout: Layout, phrases: readonly string[
 function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget): Gathered {
   let candidates: Candidate[] = [];
   if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0, floor: 0 };
-  const window = prepared(db, windowSql(layout, scope));
   const started = performance.now();
   let hi = TOP;
   let size = budget.firstWindow;
@@ -123,10 +145,8 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
   let passed = 0;
   for (;;) {
     const want = Math.min(size, budget.maxMatches - examined);
-    const [edge, ...rows] = window.all(expression, hi, want, ...scope.params, budget.keep) as WindowRow[];
-    const n = edge?.n ?? 0;
+    const { n, lo, rows } = runWindow(db, layout, expression, scope, hi, want, budget.keep);
     if (n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
-    const lo = edge?.lo as number;
     passed += rows[0]?.passed ?? 0;
     examined += n;
     candidates = best([...candidates, ...(rows as Candidate[])], budget.keep);
@@ -134,8 +154,11 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
     hi = lo - 1;
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
     size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
+    // A window is only started if, at the pace so far, it ends within the budget.
     const elapsed = performance.now() - started;
-    if (passed >= budget.enough || examined >= budget.maxMatches || (elapsed > budget.timeMs && passed >= budget.minPassed) || elapsed > budget.hardTimeMs) {
+    const projected = elapsed + (elapsed / examined) * size;
+    const limit = passed >= budget.minPassed ? budget.timeMs : budget.hardTimeMs;
+    if (passed >= budget.enough || examined >= budget.maxMatches || projected > limit) {
       const more = prepared(db, ANY_BELOW).get(expression, hi) !== undefined;
       return { candidates, truncated: more, exhausted: !more, examined, passed, floor: more ? lo : 0 };
     }
