@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { isForeignHome } from '../src/bridge/foreign-home.ts';
+import { isForeignHome } from '../src/store/foreign-home.ts';
 import { bridgeEnv, generateBridgeHome, ingest, prepareHistory, withHistory } from './helpers/bridge.ts';
 
 const FOREIGN_SENDERS = ['owner-smoke-main', 'claude-e2e', 'codex-e2e', 'antigravity-e2e'];
