@@ -8,6 +8,10 @@ import type { HistoryPaths } from '../src/config/paths.ts';
 import type { Limits } from '../src/config/limits.ts';
 import { claudeSource } from '../src/sources/claude.ts';
 import { codexSource } from '../src/sources/codex.ts';
+import { opencodeJsonSource } from '../src/sources/opencode/legacy-json.ts';
+import { bridgeApprovalSource, bridgeArchivedApprovalSource } from '../src/bridge/files/approvals.ts';
+import { bridgeContextSource } from '../src/bridge/files/context-events.ts';
+import { bridgeRunSource } from '../src/bridge/files/runs.ts';
 import type { DiscoveryRoot, Found, StepResult } from '../src/sources/discovery.ts';
 import { DiscoveryWalker } from '../src/sources/discovery.ts';
 import { HeaderCache } from '../src/sources/header.ts';
@@ -15,8 +19,21 @@ import type { FileSourceModule, SourcePlan } from '../src/sources/source-module.
 import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
 
-/** Every file source format, one module each. */
-export const FILE_SOURCES: readonly FileSourceModule[] = [claudeSource, codexSource];
+/**
+ * Every file source format, one module each. The bridge home's own files
+ * (run logs and metadata, approval requests, the context-events spool) are
+ * file sources too: they are append-only or write-once files, so they get
+ * generations, offsets, settled tails and pool parsing like transcripts.
+ */
+export const FILE_SOURCES: readonly FileSourceModule[] = [
+  claudeSource,
+  codexSource,
+  opencodeJsonSource,
+  bridgeRunSource,
+  bridgeApprovalSource,
+  bridgeArchivedApprovalSource,
+  bridgeContextSource,
+];
 
 export class DiscoveryActor implements DiscoveryPort {
   readonly name = 'discovery';

@@ -6,7 +6,9 @@
 import type { Actor } from '../protocols/actor.ts';
 import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
-import { retainedChunks } from '../src/store/records.ts';
+import { cursorsWithPrefix } from '../src/store/cursors.ts';
+import { retainedChunks, versionsOf } from '../src/store/records.ts';
+import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
 
 export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
@@ -30,13 +32,35 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
       case 'move':
         return this.writer.move(message.id, message.path);
       case 'commit':
-        return this.writer.commit(message.chunks);
+        return this.writer.commit(message.chunks, message.rows);
       case 'touch':
         return this.writer.touch(message.id, message.facts);
       case 'retained':
         return retainedChunks(this.db, message.source, message.generation);
       case 'counts':
         return this.writer.counts();
+      case 'cursors':
+        return cursorsWithPrefix(this.db, message.prefix);
+      case 'versions':
+        return versionsOf(this.db, message.sources);
+      case 'reindexProgress':
+        return reindexProgress(this.db);
+      case 'lastReindex':
+        return lastReindex(this.db);
+      case 'beginReindex':
+        return this.writer.beginReindex(message.requestedAt);
+      case 'resetStep':
+        return this.writer.resetStep(message.progress, message.limit);
+      case 'saveReindex':
+        return this.writer.saveReindex(message.progress);
+      case 'nextFileSource':
+        return nextFileSource(this.db, message.after);
+      case 'recordsFrom':
+        return recordsFrom(this.db, message.source, message.generation, message.offset, message.maxRecord, message.limit);
+      case 'otherRecords':
+        return otherRecordsAfter(this.db, message.after, message.maxRecord, message.limit);
+      case 'rebuild':
+        return this.writer.rebuild(message.chunks, message.rows, message.progress, message.next);
     }
   }
 

@@ -7,6 +7,10 @@ import type { ParseResult, ParseTask } from '../protocols/records.ts';
 import { claudeDecoder } from '../src/sources/claude.ts';
 import { codexDecoder } from '../src/sources/codex.ts';
 import { parseJsonlChunk, parseOpaqueChunk, parseTextChunk } from '../src/sources/jsonl.ts';
+import { parseOpencodeJsonChunk } from '../src/sources/opencode/legacy-json.ts';
+import { parseApprovalChunk } from '../src/bridge/files/approvals.ts';
+import { parseJournalChunk } from '../src/bridge/files/context-events.ts';
+import { parseRunLogChunk, parseRunMetaChunk } from '../src/bridge/files/runs.ts';
 
 export function parseChunk(task: ParseTask): ParseResult {
   switch (task.format) {
@@ -18,6 +22,16 @@ export function parseChunk(task: ParseTask): ParseResult {
       return parseTextChunk(task);
     case 'opaque':
       return parseOpaqueChunk(task);
+    case 'opencode-json':
+      return parseOpencodeJsonChunk(task);
+    case 'run-log':
+      return parseRunLogChunk(task);
+    case 'run-meta':
+      return parseRunMetaChunk(task);
+    case 'approval':
+      return parseApprovalChunk(task);
+    case 'journal':
+      return parseJournalChunk(task);
   }
 }
 

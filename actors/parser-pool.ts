@@ -22,8 +22,8 @@ export class ParserPool {
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
-      // A bounded queue: lanes read ahead at most a few chunks each.
-      maxQueue: 'auto',
+      // Bounded: lanes read ahead at most readAheadChunks each, a reindex step sends 16.
+      maxQueue: 256,
     });
   }
 

@@ -23,12 +23,15 @@ import { LIMITS, type Limits } from '../src/config/limits.ts';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
+import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-request.ts';
 import { Scheduler } from '../src/ingest/scheduler.ts';
 import { migrationRate } from '../src/migration/pace-config.ts';
 import { MigrationRunner } from '../src/migration/runner.ts';
 import { emptyProgress } from '../src/migration/status.ts';
 import { ProjectResolver } from '../src/project/canonical.ts';
 import type { Db } from '../src/store/open.ts';
+import { OpenCodeProvider } from '../src/sources/opencode/provider.ts';
+import { BridgeProvider } from '../src/bridge/provider.ts';
 import { openWriter } from '../src/store/open.ts';
 import { writeStatusFile } from '../src/store/status-file.ts';
 import type { StoreCounts } from '../src/store/writer.ts';
@@ -198,11 +201,15 @@ export class Supervisor {
     const { history, settings } = running;
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const projects = new ProjectResolver();
+    const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
+    const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
+    const bridge = new BridgeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
     scheduler = new Scheduler(
       {
         history: (message) => history.handle(message),
+        providers: [opencode, bridge],
         parse: parser.parse,
         discovery,
         settings: () => {
@@ -210,8 +217,9 @@ export class Supervisor {
           return { settings: read.settings, problem: read.problem === null ? null : serializeError(read.problem) };
         },
         resolveProject: (cwd) => projects.resolve(cwd),
+        reindexRequest: () => requests.read(),
       },
-      { limits: this.limits, pace: options.pace, mode: options.mode },
+      { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true },
     );
     if (this.pressureOn) scheduler.setPressure(true);
     if (options.mode === 'serve') discovery.watch();
@@ -239,6 +247,7 @@ export class Supervisor {
       batches: totals?.batches ?? 0,
       records: totals?.records ?? 0,
       documents: totals?.documents ?? 0,
+      reindexedDocuments: this.running?.scheduler.reindexer.documents ?? 0,
       rawBytes: totals?.rawBytes ?? 0,
       elapsedMs: Date.now() - this.startedAt,
       status: this.status(),
@@ -281,6 +290,7 @@ export class Supervisor {
         running: phase === 'ingesting' || phase === 'starting',
         lastPassAt: scheduler?.lastPassAt ?? null,
         refusedLinks: running?.ingestion?.discovery.refusedLinks ?? 0,
+        gone: scheduler?.goneCount() ?? 0,
       },
       watch: running?.ingestion?.discovery.watchState ?? { state: 'off', problem: null },
       batches: {
@@ -290,12 +300,29 @@ export class Supervisor {
         p99Ms: scheduler?.latency.percentile(99) ?? 0,
       },
       malformedLines: scheduler?.totals.malformed ?? 0,
+      reindex: this.reindexStatus(),
       problems: scheduler?.problems() ?? [],
       lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),
       migration,
       mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
       updatedAt: Date.now(),
     };
+  }
+
+  private reindexStatus(): HistoryStatus['reindex'] {
+    const history = this.running?.history;
+    if (history === undefined) return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    try {
+      const progress = history.handle({ type: 'reindexProgress' });
+      return {
+        phase: progress?.phase ?? 'idle',
+        requestedAt: progress?.requestedAt ?? null,
+        rebuilt: progress?.rebuilt ?? 0,
+        lastDone: history.handle({ type: 'lastReindex' }),
+      };
+    } catch {
+      return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    }
   }
 
   private publishStatus(): void {

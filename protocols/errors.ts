@@ -12,8 +12,11 @@ export const ERROR_CODES = [
   // Writer election
   'WRITER_LOCKED', // another live process is the writer
   // Sources
-  'SOURCE_UNREADABLE', // ENOENT / EACCES / EPERM on a source file
+  'SOURCE_UNREADABLE', // EACCES / EPERM / ELOOP on a source file
+  'SOURCE_GONE', // the file no longer exists: its captured bytes stay retained
   'SOURCE_REFUSED', // a path outside its root or through a symlink
+  'SOURCE_BUSY', // a provider database (OpenCode) is locked or changing: retried later
+  'SOURCE_SCHEMA', // a provider database lacks a table or column capture needs
   // Configuration and input
   'CONFIG_INVALID',
   'BAD_INPUT',
@@ -94,7 +97,8 @@ export function toHistoryError(error: unknown, step?: string): HistoryError {
     if (code === 'SQLITE_CONSTRAINT_TRIGGER' && /append-only/.test(message)) {
       return new HistoryError('APPEND_ONLY', message, extra);
     }
-    if (code === 'ENOENT' || code === 'EACCES' || code === 'EPERM' || code === 'ELOOP' || code === 'EISDIR') {
+    if (code === 'ENOENT' || code === 'ENOTDIR') return new HistoryError('SOURCE_GONE', message, extra);
+    if (code === 'EACCES' || code === 'EPERM' || code === 'ELOOP' || code === 'EISDIR') {
       return new HistoryError('SOURCE_UNREADABLE', message, extra);
     }
     if (TRANSIENT_ENV.has(code)) return new HistoryError('STORE_IO', message, extra);
@@ -105,6 +109,7 @@ export function toHistoryError(error: unknown, step?: string): HistoryError {
 export function classify(error: HistoryErrorShape): ErrorClass {
   switch (error.code) {
     case 'STORE_BUSY':
+    case 'SOURCE_BUSY':
     case 'SOURCE_UNREADABLE':
       return 'retry';
     case 'STORE_IO':

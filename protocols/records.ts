@@ -14,9 +14,28 @@ export type Kind = (typeof KINDS)[number];
  * - `claude`, `codex`: JSONL transcripts, one document per line.
  * - `text`: plain text (Claude's persisted tool output); one document per chunk.
  * - `opaque`: retained byte-exactly but not indexed (sidecar metadata, compressed rollouts).
+ * - `opencode-json`: one JSON document per file (OpenCode's pre-1.2 JSON store), one document per file.
+ * - `run-log`: an agent-bridge job run log (`runs/*.log`), plain text lines; one document per chunk.
+ * - `run-meta`: a run's metadata JSON (`runs/*.json`), one document per file.
+ * - `approval`: an approval request JSON; its capability (pid, port, token) is blanked in the
+ *   retained copy (same length) before anything is derived from it.
+ * - `journal`: the context-events spool (JSONL); each event line may be routed to its job.
+ * The last two names are the legacy `conversation_sources.format` values of those files.
  */
-export const LINE_FORMATS = ['claude', 'codex', 'text', 'opaque'] as const;
+export const LINE_FORMATS = ['claude', 'codex', 'text', 'opaque', 'opencode-json', 'run-log', 'run-meta', 'approval', 'journal'] as const;
 export type LineFormat = (typeof LINE_FORMATS)[number];
+
+/** Formats whose files are one document each: read whole when they fit a chunk (see chunker.ts). */
+export const DOCUMENT_FORMATS: ReadonlySet<LineFormat> = new Set<LineFormat>(['opencode-json', 'run-meta', 'approval']);
+
+/**
+ * Formats whose last bytes must land in the final chunk: a chunk that does not
+ * reach the end of the file stops this many bytes early, so the final chunk
+ * always holds the file's last HOLD_BACK_BYTES (an approval's trailing
+ * capability is never cut in two, and can be blanked in one piece).
+ */
+export const HOLD_BACK_BYTES = 1024;
+export const HOLD_BACK_FORMATS: ReadonlySet<LineFormat> = new Set<LineFormat>(['approval']);
 
 /** What a parser needs to know about the source a chunk came from. */
 export interface ChunkContext {
@@ -46,6 +65,24 @@ export interface ParseTask {
 }
 
 /** One line, or the part of a line, that lies inside a chunk. */
+/**
+ * Facts about one line that differ from its conversation's (a context event's
+ * kind, agent and job). A continuation fragment carries none: it inherits the
+ * facts of the line it continues (see RouteState in src/store/commit.ts).
+ */
+export interface LineFacts {
+  readonly kind?: Kind;
+  readonly agent?: Agent;
+  readonly job?: string | null;
+  readonly session?: string | null;
+  /**
+   * The line is a bridge event routed to a top-level bridge conversation (its
+   * job): the routed copy is keyed `<source>:event:<conversation>` with part
+   * `event:<kind>` (the legacy keys), not an inline native child.
+   */
+  readonly event?: boolean;
+}
+
 export interface Segment {
   /** File offset of the segment's first byte. */
   readonly offset: number;
@@ -63,6 +100,8 @@ export interface Segment {
   readonly at: number | null;
   /** The segment ends with the line's newline. */
   readonly complete: boolean;
+  /** Facts of this line that differ from the conversation's (ignored on a continuation). */
+  readonly facts?: LineFacts;
 }
 
 /** A native parent learned from the bytes (Claude toolUseResult.agentId). */

@@ -13,6 +13,8 @@ export interface StartOptions {
   /** `serve` runs until stopped; `once` runs until no work remains. */
   readonly mode: 'serve' | 'once';
   readonly pace: Pace;
+  /** Rebuild derived search data from retained records first (agent-bridge reindex). */
+  readonly reindex?: boolean;
 }
 
 export type Phase =
@@ -43,6 +45,15 @@ export interface ChildStatus {
   readonly detail?: string;
 }
 
+export interface ReindexStatus {
+  readonly phase: 'idle' | 'reset' | 'rebuild';
+  readonly requestedAt: number | null;
+  /** Records whose documents were rebuilt by the reindex in progress. */
+  readonly rebuilt: number;
+  /** Request time of the last finished reindex. */
+  readonly lastDone: number | null;
+}
+
 export interface HistoryStatus {
   readonly phase: Phase;
   readonly pausedBy: readonly PauseReason[];
@@ -57,10 +68,19 @@ export interface HistoryStatus {
     readonly rawBytes: number;
   };
   readonly backlog: { readonly sources: number; readonly bytes: number };
-  readonly discovery: { readonly passes: number; readonly running: boolean; readonly lastPassAt: number | null; readonly refusedLinks: number };
+  readonly discovery: {
+    readonly passes: number;
+    readonly running: boolean;
+    readonly lastPassAt: number | null;
+    /** Symbolic links below the roots, refused (never followed). */
+    readonly refusedLinks: number;
+    /** Captured files that no longer exist on disk; their bytes stay retained. */
+    readonly gone: number;
+  };
   readonly watch: { readonly state: string; readonly problem: string | null };
   readonly batches: { readonly committed: number; readonly lastMs: number; readonly p50Ms: number; readonly p99Ms: number };
   readonly malformedLines: number;
+  readonly reindex: ReindexStatus;
   readonly problems: readonly SourceProblem[];
   readonly lastError: HistoryErrorShape | null;
   /** The legacy bridge.db → history.db migration (phase, percent, ETA, rows, IO rate, error). */
@@ -73,6 +93,8 @@ export interface OnceSummary {
   readonly batches: number;
   readonly records: number;
   readonly documents: number;
+  /** Documents derived again from retained records by a reindex. */
+  readonly reindexedDocuments: number;
   readonly rawBytes: number;
   readonly elapsedMs: number;
   readonly status: HistoryStatus;

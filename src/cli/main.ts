@@ -4,7 +4,9 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
+import { conversation } from './commands/conversation.ts';
 import { ingest } from './commands/ingest.ts';
+import { mcp } from './commands/mcp.ts';
 import { raw } from './commands/raw.ts';
 import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
@@ -17,11 +19,16 @@ type Command = (argv: readonly string[]) => Promise<number>;
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
   serve: { run: serve, usage: 'serve                              run the history service until stopped' },
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
-  search: { run: search, usage: 'search <query> [--agent A] [--project P] [--kind K] [--session S] [--limit N] [--json]' },
+  search: {
+    run: search,
+    usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--json]',
+  },
+  conversation: { run: conversation, usage: 'conversation <id> [--after N] [--limit N] [--all] [--raw] [--json]' },
+  mcp: { run: mcp, usage: 'mcp [--tool-prefix P]                stdio MCP server: search_history, get_conversation (read-only)' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
   status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status, migration' },
-  reindex: { run: reindex, usage: 'reindex --retry [--json]           clear a latched migration failure and resume the migration' },
+  reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 
 function usage(): string {

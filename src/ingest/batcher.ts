@@ -1,9 +1,9 @@
 // Building one batch: take parsed chunks from at most LIMITS.sourcesPerBatch
-// lanes, alternating between them, until the raw or derived-text budget is
-// reached (the chunk that crosses a budget is included), then resolve the
-// projects the chunks name. All of this happens before, and outside, the
-// write transaction.
+// lanes until the raw or derived-text budget is reached (the chunk that
+// crosses a budget is included), then resolve the projects the chunks name.
+// All of this happens before, and outside, the write transaction.
 
+import PQueue from 'p-queue';
 import type { Limits } from '../config/limits.ts';
 import type { CommitChunk } from '../store/commit.ts';
 import type { Lane, ReadyChunk } from './lane.ts';
@@ -20,29 +20,32 @@ export function bodyBytesOf(chunk: ReadyChunk): number {
   return total;
 }
 
+/**
+ * Drain up to `sourcesPerBatch` lanes concurrently (a p-queue of that
+ * concurrency runs one drain per source) into one batch. The drains share
+ * the raw and derived-text budgets; each checks them before taking a chunk,
+ * so the chunk that crosses a budget is the last one.
+ */
 export async function collectBatch(lanes: readonly Lane[], limits: Limits): Promise<Batch> {
-  const chunks: ReadyChunk[] = [];
+  const taken: ReadyChunk[][] = [];
   let rawBytes = 0;
   let bodyBytes = 0;
   const within = (): boolean => rawBytes < limits.batchRawBytes && bodyBytes < limits.batchBodyBytes;
-  let active = lanes.slice(0, limits.sourcesPerBatch);
-  while (active.length > 0 && within()) {
-    const still: Lane[] = [];
-    for (const lane of active) {
-      if (!within()) {
-        still.push(lane);
-        continue;
+  const queue = new PQueue({ concurrency: limits.sourcesPerBatch });
+  const drains = lanes.slice(0, limits.sourcesPerBatch).map((lane, index) =>
+    queue.add(async () => {
+      const chunks: ReadyChunk[] = (taken[index] = []);
+      while (within()) {
+        const chunk = await lane.take();
+        if (chunk === null) return;
+        chunks.push(chunk);
+        rawBytes += chunk.result.bytes.length;
+        bodyBytes += bodyBytesOf(chunk);
       }
-      const chunk = await lane.take();
-      if (chunk === null) continue;
-      chunks.push(chunk);
-      rawBytes += chunk.result.bytes.length;
-      bodyBytes += bodyBytesOf(chunk);
-      still.push(lane);
-    }
-    active = still;
-  }
-  return { chunks, rawBytes, bodyBytes };
+    }),
+  );
+  await Promise.all(drains);
+  return { chunks: taken.flat(), rawBytes, bodyBytes };
 }
 
 /** The history actor's form of a batch; projects are canonicalised here, never in the transaction. */

@@ -8,7 +8,7 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import type { ChunkContext, LineFormat, ParseResult, ParseTask } from '../../protocols/records.ts';
+import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
@@ -45,8 +45,12 @@ export interface LaneStart {
   readonly generation: number;
   readonly offset: number;
   readonly check: GenerationCheck;
-  /** The file was touched but its captured bytes are unchanged: record the new facts. */
-  readonly touched: { identity: string; size: number; mtimeMs: number } | null;
+  /**
+   * Cursor facts to record before reading: a touched file's new facts when
+   * its captured bytes are unchanged, or the start of a new generation (so a
+   * file truncated to nothing is not examined again and again).
+   */
+  readonly cursorUpdate: Partial<SourceCursor> | null;
 }
 
 async function readAt(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
@@ -131,18 +135,21 @@ export class Lane {
         anchor: anchorOf(before, before.length === 0 ? 0 : cursor.offset),
         head: cursor.head === '' ? '' : sha256Hex(head),
       });
-      let touched: LaneStart['touched'] = null;
+      let cursorUpdate: LaneStart['cursorUpdate'] = null;
       if (check.verdict === 'verify') {
         const same = await sameBytes(handle, deps.retained(source.id, cursor.generation), cursor.offset);
         check = same ? { verdict: 'continue' } : { verdict: 'new', reason: 'anchor' };
-        if (same) touched = { identity, size: stat.size, mtimeMs: stat.mtimeMs };
+        if (same) cursorUpdate = { identity, size: stat.size, mtimeMs: stat.mtimeMs };
       }
       const fresh = check.verdict === 'new';
+      if (fresh) {
+        cursorUpdate = { generation: cursor.generation + 1, offset: 0, identity, anchor: '', head: '', size: stat.size, mtimeMs: stat.mtimeMs, route: null, lineStart: 0, at: null };
+      }
       const start: LaneStart = {
         generation: fresh ? cursor.generation + 1 : cursor.generation,
         offset: fresh ? 0 : cursor.offset,
         check,
-        touched,
+        cursorUpdate,
       };
       return new Lane(source, handle, deps, start, identity, {
         size: stat.size,
@@ -188,7 +195,13 @@ export class Lane {
       this.size = stat.size;
       this.mtimeMs = stat.mtimeMs;
     }
-    const length = cutChunk({ bytes: buffer, atEof, settled: this.deps.settled(this.mtimeMs) });
+    const length = cutChunk({
+      bytes: buffer,
+      atEof,
+      settled: this.deps.settled(this.mtimeMs),
+      document: DOCUMENT_FORMATS.has(this.source.format),
+      holdBack: HOLD_BACK_FORMATS.has(this.source.format) ? HOLD_BACK_BYTES : 0,
+    });
     if (length === 0) return null;
     const bytes = buffer.subarray(0, length);
     const end = offset + length;

@@ -7,6 +7,21 @@ import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { SourceCursor, StoredSource } from '../store/source-rows.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
+import { FILE_FORMATS } from '../store/reindex-store.ts';
+
+function isFileFormat(format: string): boolean {
+  return (FILE_FORMATS as readonly string[]).includes(format);
+}
+
+/**
+ * Whether a stored row's offset counts bytes of the file. The 0.29.17
+ * ingestor registered the run logs of OpenCode jobs with format 'sqlite'
+ * (chosen from the agent before the kind) and never read them: their offset
+ * counts visits, not bytes, so capture of such a file starts at 0.
+ */
+function hasByteCursor(row: StoredSource): boolean {
+  return !(row.format === 'sqlite' && !row.id.startsWith('opencode:'));
+}
 
 export interface Observation {
   readonly identity: string;
@@ -25,6 +40,8 @@ export interface SourceState {
   /** Visits so far; the least visited pending source goes first. */
   visits: number;
   problem: HistoryErrorShape | null;
+  /** The file is gone from disk (Claude's 30-day cleanup, a moved file): nothing to read, everything retained. */
+  gone: boolean;
 }
 
 function sameObservation(a: Observation | null, b: Observation | null): boolean {
@@ -83,12 +100,13 @@ export class SourceTable {
     const row = this.stored.get(plan.id);
     const state: SourceState = {
       plan,
-      cursor: row?.cursor ?? EMPTY_CURSOR,
+      cursor: row === undefined || !hasByteCursor(row) ? EMPTY_CURSOR : row.cursor,
       observed: null,
       dirty: false,
       waitingTail: null,
       visits: row?.checked ?? 0,
       problem: null,
+      gone: false,
     };
     this.byId.set(plan.id, state);
     this.byPath.set(plan.path, state);
@@ -103,14 +121,30 @@ export class SourceTable {
   }
 
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
-    if (!sameObservation(state.observed, observation)) state.problem = problem;
-    else if (problem !== null) state.problem = problem;
+    state.gone = problem?.code === 'SOURCE_GONE';
+    const real = state.gone ? null : problem;
+    if (!sameObservation(state.observed, observation)) state.problem = real;
+    else if (real !== null) state.problem = real;
     state.observed = observation;
+  }
+
+  /**
+   * Captured file sources that are not on disk: active ones that vanished,
+   * plus stored ones a complete discovery pass did not find again.
+   */
+  goneCount(passComplete: boolean): number {
+    let n = 0;
+    for (const state of this.byId.values()) if (state.gone) n++;
+    if (passComplete) {
+      for (const row of this.stored.values()) if (!this.byId.has(row.id) && isFileFormat(row.format)) n++;
+    }
+    return n;
   }
 
   /** Whether a visit could capture something or must decide on a new generation. */
   isPending(state: SourceState, settledAt: (mtimeMs: number) => boolean): boolean {
     const seen = state.observed;
+    if (state.gone) return false;
     if (seen === null) return state.problem === null;
     const cursor = state.cursor;
     if (cursor.offset > 0 && cursor.identity !== '' && seen.identity !== cursor.identity) return true;

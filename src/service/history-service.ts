@@ -3,7 +3,12 @@
 // thread and passes messages to it (comlink). Imports here must stay free of
 // better-sqlite3, piscina and the source parsers; a test checks that.
 //
-// With AGENT_BRIDGE_HISTORY_INGEST=false (or 0) no worker is started at all.
+// Reads (search, getConversation) go to a separate reader worker thread with
+// its own read-only connections, started on first use and independent of
+// ingestion: a write batch never delays a query, and reads stay available
+// when ingestion is switched off.
+//
+// With AGENT_BRIDGE_HISTORY_INGEST=false (or 0) no history worker is started at all.
 // An unexpected worker exit in serve mode restarts it after a capped,
 // growing delay (2 s, 4 s, ... 30 s); the delay resets after a healthy minute.
 
@@ -12,6 +17,8 @@ import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { Worker } from 'node:worker_threads';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { deserializeError, HistoryError } from '../../protocols/errors.ts';
+import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
+import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
@@ -20,6 +27,8 @@ export interface HistoryServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly mode?: 'serve' | 'once';
   readonly pace?: Pace;
+  /** Rebuild derived search data from retained records first. */
+  readonly reindex?: boolean;
   /** Called when the worker fails or restarts (the broker logs it). */
   readonly onEvent?: (event: { type: 'restart' | 'exit' | 'error'; detail: string }) => void;
 }
@@ -50,10 +59,11 @@ function disabledStatus(): HistoryStatus {
     writer: { pid: null, self: false },
     counts: { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 },
     backlog: { sources: 0, bytes: 0 },
-    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0 },
+    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0 },
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
     malformedLines: 0,
+    reindex: { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null },
     problems: [],
     lastError: null,
     migration: emptyProgress('starting'),
@@ -62,7 +72,23 @@ function disabledStatus(): HistoryStatus {
   };
 }
 
+interface ReaderThread {
+  readonly worker: Worker;
+  readonly api: Remote<ReaderWorkerApi>;
+  readonly ready: Promise<void>;
+  /** Rejects when the thread exits, so no call waits forever on a dead worker. */
+  readonly exited: Promise<never>;
+}
+
+function spawnThread(entry: string, name: string): Worker {
+  return new Worker(new URL('../../actors/ts-entry.mjs', import.meta.url), {
+    workerData: { entry: new URL(entry, import.meta.url).href },
+    name,
+  });
+}
+
 export class HistoryService {
+  private reader: ReaderThread | null = null;
   private worker: Worker | null = null;
   private api: Remote<HistoryWorkerApi> | null = null;
   private readonly startOptions: StartOptions;
@@ -74,7 +100,7 @@ export class HistoryService {
 
   constructor(private readonly options: HistoryServiceOptions = {}) {
     const env = options.env ?? process.env;
-    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec' };
+    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec', reindex: options.reindex === true };
   }
 
   /** Whether the environment switch keeps the worker from starting. */
@@ -93,10 +119,7 @@ export class HistoryService {
   }
 
   private async spawn(): Promise<void> {
-    const worker = new Worker(new URL('../../actors/ts-entry.mjs', import.meta.url), {
-      workerData: { entry: new URL('../../actors/history-worker.ts', import.meta.url).href },
-      name: 'agent-bridge-history',
-    });
+    const worker = spawnThread('../../actors/history-worker.ts', 'agent-bridge-history');
     this.worker = worker;
     this.api = wrap<HistoryWorkerApi>(nodeEndpoint(worker as never));
     this.startedAt = Date.now();
@@ -145,8 +168,62 @@ export class HistoryService {
     return unwrap(this.api.finished());
   }
 
+  /** The reader thread, started on first use (and again after it exited). */
+  private readerThread(): ReaderThread {
+    if (this.reader !== null) return this.reader;
+    const worker = spawnThread('../../actors/reader-worker.ts', 'agent-bridge-history-reader');
+    const api = wrap<ReaderWorkerApi>(nodeEndpoint(worker as never));
+    let onExit: (code: number) => void = () => undefined;
+    const exited = new Promise<never>((_resolve, reject) => {
+      onExit = (code) => reject(new HistoryError('STOPPED', `the history reader thread exited with code ${code}`));
+    });
+    exited.catch(() => undefined);
+    const thread: ReaderThread = { worker, api, exited, ready: unwrap(api.start({ env: this.startOptions.env })) };
+    thread.ready.catch(() => undefined);
+    worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: `history reader: ${error.message}` }));
+    worker.on('exit', (code) => {
+      onExit(code);
+      if (this.reader === thread) this.reader = null;
+    });
+    this.reader = thread;
+    return thread;
+  }
+
+  private async read<T>(call: (api: Remote<ReaderWorkerApi>) => Promise<T>): Promise<T> {
+    const thread = this.readerThread();
+    return Promise.race([thread.exited, thread.ready.then(() => unwrap(call(thread.api)))]);
+  }
+
+  /** search_history: validated here (a clear BAD_INPUT before any thread hop), answered by the reader thread. */
+  async search(input: unknown): Promise<SearchHistoryOutput> {
+    const parsed = parseSearchRequest(input);
+    if (!parsed.ok) throw new HistoryError('BAD_INPUT', `invalid search_history input: ${parsed.error}`);
+    return this.read((api) => api.search(input));
+  }
+
+  /** get_conversation: one page of a conversation's retained records. */
+  async getConversation(input: unknown): Promise<GetConversationOutput> {
+    const parsed = parseConversationRequest(input);
+    if (!parsed.ok) throw new HistoryError('BAD_INPUT', `invalid get_conversation input: ${parsed.error}`);
+    return this.read((api) => api.getConversation(input));
+  }
+
+  private async stopReader(): Promise<void> {
+    const thread = this.reader;
+    if (thread === null) return;
+    this.reader = null;
+    try {
+      await Promise.race([thread.exited, thread.api.stop()]);
+    } catch {
+      // a reader that is already gone has nothing to close
+    } finally {
+      await thread.worker.terminate();
+    }
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.stopReader();
     if (this.restartTimer !== null) clearTimeout(this.restartTimer);
     const worker = this.worker;
     const api = this.api;

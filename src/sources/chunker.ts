@@ -5,7 +5,11 @@
 //   character boundary, never inside a multi-byte sequence;
 // - an unfinished last line at end of file is taken only once the file has
 //   settled (it may be a write in progress), and then whole, even if it ends
-//   inside a UTF-8 sequence: those are the file's bytes.
+//   inside a UTF-8 sequence: those are the file's bytes;
+// - a one-document file (DOCUMENT_FORMATS) is taken whole at a settled end;
+// - with a hold-back (HOLD_BACK_FORMATS), a chunk that does not reach the end
+//   of the file leaves its last `holdBack` bytes to the next read, so the
+//   file's final bytes always arrive together in its final chunk.
 
 /** Length of the longest prefix of `bytes` that does not end inside a UTF-8 sequence. */
 export function utf8Boundary(bytes: Uint8Array): number {
@@ -35,11 +39,20 @@ export interface CutInput {
   readonly atEof: boolean;
   /** The file has not changed for LIMITS.settleMs (or the caller does not wait). */
   readonly settled: boolean;
+  /**
+   * The file is one document (a JSON file, not JSONL): its end is taken with
+   * the rest once settled, so a document that fits one chunk is read whole.
+   */
+  readonly document?: boolean;
+  /** Bytes a chunk short of the end of the file leaves for the next read (0: none). */
+  readonly holdBack?: number;
 }
 
 /** How many of the bytes form the next chunk; 0 means wait for more. */
-export function cutChunk({ bytes, atEof, settled }: CutInput): number {
+export function cutChunk({ bytes, atEof, settled, document, holdBack = 0 }: CutInput): number {
   if (bytes.length === 0) return 0;
+  if (document === true && atEof) return settled ? bytes.length : 0;
+  if (!atEof && holdBack > 0 && bytes.length > holdBack) return cutChunk({ bytes: bytes.subarray(0, bytes.length - holdBack), atEof, settled, document });
   const lastNewline = bytes.lastIndexOf(10);
   if (lastNewline !== -1) return lastNewline + 1;
   if (!atEof) return utf8Boundary(bytes);

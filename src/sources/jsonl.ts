@@ -9,7 +9,7 @@
 // their bytes are indexed as text, with escapes decoded, so the tail of a
 // 100 MB line stays findable.
 
-import type { ChunkContext, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
+import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
 import { fragmentText } from '../text/extract.ts';
 
 export interface DecodedLine {
@@ -21,6 +21,8 @@ export interface DecodedLine {
   /** The file's own native parent (only honoured on the file's first line). */
   readonly parent: string | null;
   readonly links: readonly ParentLink[];
+  /** Facts of the line that differ from its conversation's (bridge context events). */
+  readonly facts?: LineFacts;
 }
 
 export interface LineDecoder {
@@ -28,6 +30,8 @@ export interface LineDecoder {
   decode(record: unknown, ctx: ChunkContext, first: boolean): DecodedLine;
   /** Route a line that cannot be parsed, from the head of its text. */
   routeFragment(head: string, ctx: ChunkContext): string | null;
+  /** Facts of a line that cannot be parsed, from the head of its text. */
+  fragmentFacts?(head: string, ctx: ChunkContext): LineFacts | undefined;
 }
 
 /** How much of an unparseable line is searched for routing keys. */
@@ -69,6 +73,7 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
     let route: string | null = null;
     let text: string;
     let at: number | null = null;
+    let facts: LineFacts | undefined;
     if (continuation) {
       // The rest of a line that began in an earlier chunk.
       text = fragmentText(task.carry + line);
@@ -86,6 +91,7 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         route = decoded.route;
         text = decoded.text;
         at = decoded.at;
+        facts = decoded.facts;
         if (cwd === null) cwd = decoded.cwd;
         if (offset === 0 && decoded.parent !== null) parent = decoded.parent;
         links.push(...decoded.links);
@@ -93,11 +99,12 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         // A malformed line, or the head of a line that continues past this chunk.
         const head = line.slice(0, ROUTING_HEAD);
         route = decoder.routeFragment(head, task.context);
+        facts = decoder.fragmentFacts?.(head, task.context);
         text = fragmentText(line);
         at = timestampFrom(head);
       }
     }
-    segments.push({ offset, length: end - pos, continuation, route, text, at, complete });
+    segments.push(facts === undefined ? { offset, length: end - pos, continuation, route, text, at, complete } : { offset, length: end - pos, continuation, route, text, at, complete, facts });
     pos = end;
   }
 

@@ -17,6 +17,8 @@ export interface ConversationSeed {
   /** Native parent known from the path; bytes may refine it later. */
   readonly parent: string | null;
   readonly kind: Kind;
+  /** The agent-bridge job the conversation belongs to, when known from the path (run logs). */
+  readonly job?: string | null;
 }
 
 /** A file the pipeline will capture. */

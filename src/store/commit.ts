@@ -1,14 +1,21 @@
-// Committing a batch: the one write transaction of ingestion. For every chunk,
-// in order: the raw record, records for lines routed to other conversations
-// (inline sidechains), one search document per line, conversation metadata
-// learned from the bytes, and finally the source cursor. All of it commits or
-// none of it does (invariant 2: records before cursors).
+// Committing file chunks: for every chunk, in order: the raw record, records
+// for lines routed to other conversations (inline sidechains), one search
+// document per line, conversation metadata learned from the bytes, and
+// finally the source cursor. All of it commits in the caller's transaction,
+// or none of it does (invariant 2: records before cursors).
+//
+// A reindex replays retained chunks through the same code: the records are
+// found (identical) instead of inserted, the documents are derived again, and
+// the source cursor is left alone.
 
-import { HistoryError } from '../../protocols/errors.ts';
-import type { ChunkHints, Segment } from '../../protocols/records.ts';
-import type { ConversationIndex, ConversationRow } from './conversations.ts';
-import type { Db } from './open.ts';
+import type { ChunkHints, LineFacts, Segment } from '../../protocols/records.ts';
+import type { ConversationSeed } from '../sources/source-module.ts';
+import type { AppendTotals } from './appender.ts';
+import { RecordAppender } from './appender.ts';
+import type { ConversationIndex } from './conversations.ts';
 import type { SourceCursor, SourceRows } from './source-rows.ts';
+
+export { documentId } from './appender.ts';
 
 export interface CommitChunk {
   readonly source: string;
@@ -25,11 +32,7 @@ export interface CommitChunk {
   readonly after: Pick<SourceCursor, 'identity' | 'anchor' | 'head' | 'size' | 'mtimeMs'>;
 }
 
-export interface CommitTotals {
-  records: number;
-  documents: number;
-  rawBytes: number;
-  bodyBytes: number;
+export interface CommitTotals extends AppendTotals {
   /** Complete JSONL lines that were not valid JSON. */
   malformed: number;
 }
@@ -39,89 +42,112 @@ export interface CommitResult extends CommitTotals {
   readonly cursors: ReadonlyArray<readonly [string, SourceCursor]>;
 }
 
+/** Where a line that continues past a chunk is routed, carried from chunk to chunk. */
+export interface RouteState {
+  /** Route of a line continuing into the next chunk (null: the file's own conversation). */
+  readonly route: string | null;
+  readonly lineStart: number;
+  readonly at: number | null;
+  /** Facts of that continuing line (a context event's kind, agent, job). */
+  readonly facts?: LineFacts | null;
+}
+
 export function inlineSource(source: string, conversation: string): string {
   return `${source}:inline:${conversation}`;
 }
 
-export function documentId(record: number, offset: number): string {
-  return `durable:${record}:${offset}`;
+/** The legacy key of a bridge event routed to its job conversation. */
+export function eventSource(source: string, conversation: string): string {
+  return `${source}:event:${conversation}`;
 }
 
-/** Statements and per-source state the commit needs; owned by the history actor. */
-export class ChunkCommitter {
-  private readonly insertRecord;
-  private readonly existingRecord;
-  private readonly insertDocument;
-  private readonly insertRef;
+interface RoutedLine {
+  readonly segment: Segment;
+  readonly lineStart: number;
+  readonly at: number;
+  readonly facts: LineFacts | null;
+}
 
+/** Consecutive segments of one conversation (and, for bridge events, of one event kind). */
+interface Run {
+  readonly route: string;
+  readonly event: string | null;
+  readonly start: number;
+  end: number;
+  at: number;
+  readonly lines: RoutedLine[];
+}
+
+/** The conversation a routed run lands in: a bridge event's top-level job conversation, or an inline native child. */
+function routedSeed(run: Run, own: ConversationRowLike): ConversationSeed {
+  const facts = run.lines[0]?.facts ?? null;
+  if (run.event !== null) {
+    return { id: run.route, agent: facts?.agent ?? own.agent, session: facts?.session ?? '', parent: null, kind: 'report', job: facts?.job ?? null };
+  }
+  return { id: run.route, agent: own.agent, session: own.session, parent: own.id, kind: own.kind };
+}
+
+type ConversationRowLike = Pick<ConversationSeed, 'id' | 'agent' | 'session' | 'kind'>;
+
+/**
+ * Resolve each segment's conversation (a continuation follows its line), line
+ * start and time, and group consecutive segments of one conversation.
+ */
+export function routeSegments(segments: readonly Segment[], own: string, state: RouteState, fallbackAt: number) {
+  const runs: Run[] = [];
+  let route = state.route;
+  let lineStart = state.lineStart;
+  let facts = state.facts ?? null;
+  let at = Math.trunc(state.at ?? fallbackAt);
+  for (const segment of segments) {
+    const resolved = (segment.continuation ? route : segment.route) ?? own;
+    const start = segment.continuation ? lineStart : segment.offset;
+    const lineFacts = segment.continuation ? facts : (segment.facts ?? null);
+    const event = resolved !== own && lineFacts?.event === true ? (lineFacts.kind ?? 'report') : null;
+    at = Math.trunc(segment.at ?? at);
+    const last = runs.at(-1);
+    const line = { segment, lineStart: start, at, facts: lineFacts };
+    if (last !== undefined && last.route === resolved && last.event === event) {
+      last.end = segment.offset + segment.length;
+      last.at = at;
+      last.lines.push(line);
+    } else {
+      runs.push({ route: resolved, event, start: segment.offset, end: segment.offset + segment.length, at, lines: [line] });
+    }
+    const continues = !segment.complete;
+    route = continues && resolved !== own ? resolved : null;
+    facts = continues ? lineFacts : null;
+    lineStart = segment.complete ? segment.offset + segment.length : start;
+  }
+  return { runs, recordAt: at, next: { route, lineStart, at, facts } satisfies RouteState };
+}
+
+export class ChunkCommitter {
   constructor(
-    db: Db,
+    private readonly appender: RecordAppender,
     private readonly conversations: ConversationIndex,
     private readonly sources: SourceRows,
-    private readonly cursorOf: (source: string) => SourceCursor,
-    private readonly remember: (source: string, cursor: SourceCursor) => void,
-  ) {
-    this.insertRecord = db.prepare(
-      "INSERT OR IGNORE INTO conversation_records (source, generation, offset, conversation, at, raw, body, part) VALUES (?, ?, ?, ?, ?, ?, '', NULL)",
-    );
-    this.existingRecord = db.prepare('SELECT id, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?');
-    this.insertDocument = db.prepare(
-      "INSERT INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor) VALUES (?, ?, ?, ?, ?, '', '', NULL, ?, NULL, ?, ?)",
-    );
-    this.insertRef = db.prepare('INSERT INTO history_document_refs (doc, record, conversation, line) VALUES (?, ?, ?, ?)');
-  }
+  ) {}
 
   /**
-   * Append one record; an identical record already present (a replay) is
-   * reused, a different one is a conflict and fails the batch.
+   * Append one chunk's records and documents, continuing from `state`, and
+   * return the state a following chunk continues from. Does not move cursors.
+   * In `rebuild` mode the chunk is a retained record: no inline copy is
+   * appended; documents of routed lines refer to the inline copy captured
+   * with them, or to the chunk's own record when there is none (legacy
+   * ingestors cut inline copies differently).
    */
-  private appendRecord(source: string, generation: number, offset: number, conversation: string, at: number, raw: Uint8Array): number {
-    const info = this.insertRecord.run(source, generation, offset, conversation, at, raw);
-    if (info.changes > 0) return Number(info.lastInsertRowid);
-    const existing = this.existingRecord.get(source, generation, offset) as { id: number; raw: Uint8Array };
-    if (Buffer.compare(Buffer.from(existing.raw), Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) !== 0) {
-      throw new HistoryError('VERIFY_FAILED', `retained bytes at ${source} generation ${generation} offset ${offset} differ from the source`, {
-        step: 'commit batch',
-        path: source,
-      });
-    }
-    return existing.id;
-  }
-
-  private addDocument(record: number, conversation: ConversationRow, segment: Segment, lineStart: number, at: number, totals: CommitTotals): void {
-    const info = this.insertDocument.run(
-      documentId(record, segment.offset),
-      conversation.kind,
-      conversation.agent,
-      at,
-      segment.text,
-      conversation.job,
-      conversation.session,
-      String(lineStart),
-    );
-    this.insertRef.run(info.lastInsertRowid, record, conversation.rowid, lineStart);
-    totals.documents++;
-    totals.bodyBytes += segment.text.length;
-  }
-
-  commit(chunk: CommitChunk, totals: CommitTotals): void {
-    const previous = this.cursorOf(chunk.source);
-    const sameGeneration = previous.generation === chunk.generation;
+  apply(chunk: CommitChunk, state: RouteState, totals: CommitTotals, mode: 'capture' | 'rebuild' = 'capture'): RouteState {
     const own = this.conversations.get(chunk.conversation);
-    if (own === undefined) throw new HistoryError('INTERNAL', `source ${chunk.source} has no conversation ${chunk.conversation}`);
+    if (own === undefined) throw new Error(`source ${chunk.source} has no conversation ${chunk.conversation}`);
     if (chunk.project !== null) this.conversations.setProject(own.id, chunk.project);
     if (chunk.hints.parent !== null) this.conversations.setParent(own.id, chunk.hints.parent);
 
-    const fallbackAt = Math.trunc(chunk.after.mtimeMs);
-    const routed = routeSegments(chunk.segments, {
-      own: own.id,
-      route: sameGeneration ? previous.route : null,
-      lineStart: sameGeneration ? previous.lineStart : 0,
-      at: (sameGeneration ? previous.at : null) ?? fallbackAt,
-    });
-    const recordId = this.appendRecord(chunk.source, chunk.generation, chunk.offset, own.id, routed.recordAt, chunk.bytes);
-    totals.records++;
-    totals.rawBytes += chunk.bytes.length;
+    const routed = routeSegments(chunk.segments, own.id, state, chunk.after.mtimeMs);
+    const recordId = this.appender.append(
+      { source: chunk.source, generation: chunk.generation, offset: chunk.offset, conversation: own.id, at: routed.recordAt, raw: chunk.bytes, part: null },
+      totals,
+    );
     totals.malformed += chunk.hints.malformed;
 
     for (const run of routed.runs) {
@@ -129,13 +155,27 @@ export class ChunkCommitter {
       let conversation = own;
       if (run.route !== own.id) {
         // Lines of another conversation (an inline sidechain) also get a record of their own.
-        conversation = this.conversations.ensure({ id: run.route, agent: own.agent, session: own.session, parent: own.id, kind: own.kind }, own.project);
-        const raw = chunk.bytes.subarray(run.start - chunk.offset, run.end - chunk.offset);
-        record = this.appendRecord(inlineSource(chunk.source, run.route), chunk.generation, run.start, run.route, run.at, raw);
-        totals.records++;
+        conversation = this.conversations.ensure(routedSeed(run, own), run.event === null ? own.project : '');
+        const inline = {
+          source: run.event === null ? inlineSource(chunk.source, run.route) : eventSource(chunk.source, run.route),
+          generation: chunk.generation,
+          offset: run.start,
+          conversation: run.route,
+          at: run.at,
+          raw: chunk.bytes.subarray(run.start - chunk.offset, run.end - chunk.offset),
+          part: run.event === null ? null : `event:${run.event}`,
+        };
+        // A rebuild never appends: it uses the inline copy captured with this run, if there is one.
+        record = mode === 'capture' ? this.appender.append(inline, totals) : (this.appender.find(inline.source, inline.generation, inline.offset, inline.raw) ?? recordId);
       }
       for (const line of run.lines) {
-        if (line.segment.text !== '') this.addDocument(record, conversation, line.segment, line.lineStart, line.at, totals);
+        const f = line.facts;
+        this.appender.addDocument(
+          record,
+          conversation,
+          { text: line.segment.text, offset: line.segment.offset, line: line.lineStart, at: line.at, kind: f?.kind, agent: f?.agent, job: f?.job, session: f?.session },
+          totals,
+        );
       }
     }
 
@@ -144,67 +184,24 @@ export class ChunkCommitter {
       this.conversations.ensure({ id: link.child, agent: own.agent, session: own.session, parent: link.parent, kind: own.kind }, parent?.project ?? own.project);
       this.conversations.setParent(link.child, link.parent);
     }
+    return routed.next;
+  }
 
+  /** Capture: apply the chunk after the committed cursor and move the cursor past it. */
+  commit(chunk: CommitChunk, previous: SourceCursor, totals: CommitTotals): SourceCursor {
+    const continuing = previous.generation === chunk.generation;
+    const state: RouteState = continuing ? previous : { route: null, lineStart: 0, at: null };
+    const next = this.apply(chunk, state, totals);
     const cursor: SourceCursor = {
       generation: chunk.generation,
       offset: chunk.offset + chunk.bytes.length,
       ...chunk.after,
-      route: routed.route,
-      lineStart: routed.lineStart,
-      at: routed.at,
+      route: next.route,
+      lineStart: next.lineStart,
+      at: next.at,
+      facts: next.facts ?? null,
     };
     this.sources.saveCursor(chunk.source, cursor);
-    this.remember(chunk.source, cursor);
+    return cursor;
   }
-}
-
-interface RouteState {
-  readonly own: string;
-  /** Route of a line continuing into this chunk (null: own). */
-  readonly route: string | null;
-  readonly lineStart: number;
-  readonly at: number;
-}
-
-interface RoutedLine {
-  readonly segment: Segment;
-  readonly lineStart: number;
-  readonly at: number;
-}
-
-/** Consecutive segments of one conversation. */
-interface Run {
-  readonly route: string;
-  readonly start: number;
-  end: number;
-  at: number;
-  readonly lines: RoutedLine[];
-}
-
-/**
- * Resolve each segment's conversation (a continuation follows its line), line
- * start and time, and group consecutive segments of one conversation. Returns
- * the routing state a following chunk continues from.
- */
-export function routeSegments(segments: readonly Segment[], state: RouteState) {
-  const runs: Run[] = [];
-  let route = state.route;
-  let lineStart = state.lineStart;
-  let at = state.at;
-  for (const segment of segments) {
-    const resolved = (segment.continuation ? route : segment.route) ?? state.own;
-    const start = segment.continuation ? lineStart : segment.offset;
-    at = Math.trunc(segment.at ?? at);
-    const last = runs.at(-1);
-    if (last !== undefined && last.route === resolved) {
-      last.end = segment.offset + segment.length;
-      last.at = at;
-      last.lines.push({ segment, lineStart: start, at });
-    } else {
-      runs.push({ route: resolved, start: segment.offset, end: segment.offset + segment.length, at, lines: [{ segment, lineStart: start, at }] });
-    }
-    route = segment.complete ? null : resolved === state.own ? null : resolved;
-    lineStart = segment.complete ? segment.offset + segment.length : start;
-  }
-  return { runs, recordAt: at, route, lineStart, at };
 }

@@ -1,10 +1,12 @@
 // Conversation rows, as the writer sees them: created on first sight,
 // refined as bytes reveal their project and native parent. The rows are
 // metadata (not retained bytes): project and parent may be corrected, the
-// id, agent and session never change.
+// id, agent and session never change. A conversation created after the
+// broker bound its session to a job (conversation_bindings) takes that job.
 
 import type { Agent, Kind } from '../../protocols/records.ts';
 import type { ConversationSeed } from '../sources/source-module.ts';
+import { jobConversation } from '../bridge/keys.ts';
 import type { Db } from './open.ts';
 
 export interface ConversationRow {
@@ -26,12 +28,16 @@ export class ConversationIndex {
   private readonly updateParent;
   private readonly updateProject;
   private readonly insertProject;
+  private readonly boundJob;
 
   constructor(db: Db) {
     this.select = db.prepare('SELECT rowid, id, agent, session, parent, project, job, kind FROM conversations WHERE id = ?');
     this.insert = db.prepare(
-      'INSERT OR IGNORE INTO conversations (id, agent, session, parent, project, job, kind) VALUES (?, ?, ?, ?, ?, NULL, ?)',
+      'INSERT OR IGNORE INTO conversations (id, agent, session, parent, project, job, kind) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
+    this.boundJob = db.prepare(
+      "SELECT job FROM conversation_bindings WHERE session = ? AND agent = ? AND job IS NOT NULL AND job <> '' LIMIT 1",
+    ).pluck();
     this.updateParent = db.prepare('UPDATE conversations SET parent = ? WHERE id = ?');
     this.updateProject = db.prepare("UPDATE conversations SET project = ? WHERE id = ? AND project = ''");
     this.insertProject = db.prepare('INSERT OR IGNORE INTO conversation_projects (project) VALUES (?)');
@@ -50,7 +56,16 @@ export class ConversationIndex {
   ensure(seed: ConversationSeed, project = ''): ConversationRow {
     const existing = this.get(seed.id);
     if (existing !== undefined) return existing;
-    this.insert.run(seed.id, seed.agent, seed.session, seed.parent, project, seed.kind);
+    // A session bound to a job before its transcript arrived: the late conversation takes the job.
+    // A native child inherits its parent's job.
+    const job =
+      seed.job ??
+      (seed.session === '' ? undefined : (this.boundJob.get(seed.session, seed.agent) as string | undefined)) ??
+      (seed.parent === null ? undefined : this.get(seed.parent)?.job) ??
+      null;
+    // A conversation of a job without a project of its own takes the job's (bridge:job:<name>, from its workdir).
+    if (project === '' && job !== null && seed.id !== jobConversation(job)) project = this.get(jobConversation(job))?.project ?? '';
+    this.insert.run(seed.id, seed.agent, seed.session, seed.parent, project, job, seed.kind);
     if (project !== '') this.insertProject.run(project);
     const row = this.get(seed.id);
     if (row === undefined) throw new Error(`conversation ${seed.id} was not created`);

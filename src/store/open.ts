@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { fold } from '../text/fold.ts';
-import { SCHEMA_VERSION, schemaSql } from './schema.ts';
+import { OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
 
 export type Db = Database.Database;
 
@@ -72,7 +72,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
     db.pragma('cache_size = -32768');
     registerFunctions(db);
     const create = db.transaction(() => {
-      if (assertVersion(db, path) === SCHEMA_VERSION) return;
+      if (assertVersion(db, path) === SCHEMA_VERSION) {
+        db.exec(OWN_INDEXES_SQL);
+        return;
+      }
       const fts = options.fts ?? (ftsWanted() && ftsAvailable());
       db.exec(schemaSql({ fts }));
       db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -30,3 +30,31 @@ export function* retainedChunks(db: Db, source: string, generation: number): Gen
 export function generationsOf(db: Db, source: string): number[] {
   return db.prepare('SELECT DISTINCT generation FROM conversation_records WHERE source = ? ORDER BY generation').pluck().all(source) as number[];
 }
+
+export interface RetainedVersion {
+  readonly source: string;
+  readonly generation: number;
+  /** The generation's chunks concatenated in offset order. */
+  readonly raw: Uint8Array;
+}
+
+/**
+ * Every retained generation of each of `sources` (row-shaped sources such as
+ * bridge message envelopes, whose generations are the observed versions of
+ * one row). Bounded by the caller: a few dozen small rows at a time.
+ */
+export function versionsOf(db: Db, sources: readonly string[]): RetainedVersion[] {
+  const select = db.prepare('SELECT generation, offset, raw FROM conversation_records WHERE source = ? ORDER BY generation, offset');
+  const out: RetainedVersion[] = [];
+  for (const source of new Set(sources)) {
+    const rows = select.all(source) as Array<{ generation: number; offset: number; raw: Uint8Array }>;
+    let i = 0;
+    while (i < rows.length) {
+      const generation = (rows[i] as { generation: number }).generation;
+      const parts: Uint8Array[] = [];
+      while (i < rows.length && (rows[i] as { generation: number }).generation === generation) parts.push((rows[i++] as { raw: Uint8Array }).raw);
+      out.push({ source, generation, raw: parts.length === 1 ? (parts[0] as Uint8Array) : Buffer.concat(parts) });
+    }
+  }
+  return out;
+}

@@ -211,11 +211,21 @@ CREATE INDEX idx_conversation_sources_path ON conversation_sources(path);
 CREATE INDEX idx_conversation_sources_identity ON conversation_sources(identity);
 `;
 
+/**
+ * Our own indexes on legacy tables that stores created before them lack:
+ * created when the writer opens the store (IF NOT EXISTS; no column changes).
+ *   idx_conversations_session  a session bound to a job tags its conversations
+ *                              (src/store/bindings.ts); job and session filters.
+ */
+export const OWN_INDEXES_SQL = `
+CREATE INDEX IF NOT EXISTS idx_conversations_session ON conversations(session);
+`;
+
 export interface SchemaParts {
   readonly fts: boolean;
 }
 
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
-  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL].join('\n');
+  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, OWN_INDEXES_SQL].join('\n');
 }

@@ -1,213 +1,144 @@
-// Searching history documents on a read-only connection.
-//
-// Engine "fts5": every word of the query must match (AND); each word is a
-// quoted FTS5 string, so no query text is ever FTS syntax; ordered by bm25,
-// then newest. Engine "plain": the literal fallback where FTS5 is missing or
-// the query has no word FTS5 can index: case- and diacritic-folded
-// substrings, newest first, scanned within a time budget.
+// search_history on one read-only connection (history.db or a legacy
+// bridge.db): parse the query, resolve the filters, gather candidates with
+// the FTS5 engine (or the literal engine where FTS5 is missing or cannot
+// express the query), rank, drop copies, hydrate the hits. The parts live in
+// ./search/; this file only decides which engine answers.
 
-import type { Agent, Kind } from '../../protocols/records.ts';
-import { fold } from '../text/fold.ts';
+import type { SearchHistoryOutput, SearchRequest } from '../../protocols/search.ts';
 import type { Db } from './open.ts';
-import { hasTable } from './open.ts';
+import { FTS_BUDGET, type FtsBudget, type Gathered, gatherFts, isFtsError, withSplitLines } from './search/fts.ts';
+import { distinct, hydrate, keysOf } from './search/hits.ts';
+import { type Layout, layoutOf } from './search/layout.ts';
+import { gatherPlain } from './search/plain.ts';
+import { type ParsedQuery, parseQuery } from './search/query.ts';
+import { buildScope, type Scope } from './search/scope.ts';
+import { collapse, snippetAround } from './search/snippet.ts';
+import { prepared } from './search/statements.ts';
 
-export interface SearchFilters {
-  readonly agent?: Agent;
-  readonly kind?: Kind;
-  /** Canonical project path. */
-  readonly project?: string;
-  readonly session?: string;
-  readonly since?: number;
-  readonly until?: number;
+export { parseQuery } from './search/query.ts';
+
+export interface SearchOptions {
+  /** Other forms of filters.project to match (its canonical path; see src/project/canonical.ts). */
+  readonly projectPaths?: readonly string[];
+  readonly fts?: Partial<FtsBudget>;
+  readonly plainTimeMs?: number;
+  /** Use the literal engine even where FTS5 could answer (tests, diagnostics). */
+  readonly engine?: 'plain';
 }
 
-export interface SearchQuery {
-  readonly query: string;
-  readonly filters: SearchFilters;
-  readonly limit: number;
+export type StoreSearchResult = Omit<SearchHistoryOutput, 'store'>;
+
+export const PLAIN_TIME_MS = 300;
+
+interface Plan {
+  readonly layout: Layout;
+  readonly parsed: ParsedQuery;
+  readonly scope: Scope;
+  readonly useFts: boolean;
 }
 
-export interface SearchHit {
-  readonly id: string;
-  readonly kind: string;
-  readonly agent: string;
-  readonly at: number;
-  readonly snippet: string;
-  readonly link: string;
-  readonly sourceLink: string;
-  readonly message: string | null;
-  readonly job: string | null;
-  readonly run: string | null;
-  readonly session: string | null;
-  readonly cursor: string | null;
-  readonly conversation: string | null;
-  readonly project: string | null;
+function plan(db: Db, request: SearchRequest, options: SearchOptions): Plan {
+  const layout = layoutOf(db);
+  const parsed = parseQuery(request.query);
+  const useFts = options.engine !== 'plain' && layout.fts && parsed.fts !== null;
+  const scope = scopeFor(db, layout, request, options, useFts ? 'f.rowid' : 'd.rowid');
+  return { layout, parsed, scope, useFts };
 }
 
-export interface SearchResult {
-  readonly engine: 'fts5' | 'plain';
-  readonly hits: SearchHit[];
-  /** The scan stopped at its budget: more matches may exist. */
-  readonly truncated: boolean;
+function scopeFor(db: Db, layout: Layout, request: SearchRequest, options: SearchOptions, doc: string): Scope {
+  return buildScope(db, layout, request.filters, { doc, ...(options.projectPaths === undefined ? {} : { projectPaths: options.projectPaths }) });
 }
 
-const MAX_TERMS = 32;
-const SNIPPET_MAX = 320;
-const PLAIN_BUDGET_MS = 1500;
-const WORD = /[\p{L}\p{N}]+/gu;
-
-export function queryTerms(query: string): string[] {
-  return [...new Set(fold(query).match(WORD) ?? [])].slice(0, MAX_TERMS);
-}
-
-/** An FTS5 MATCH expression: each term a quoted string, implicitly ANDed. */
-export function ftsExpression(terms: readonly string[]): string {
-  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' ');
-}
-
-export function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
-function clip(text: string, max = SNIPPET_MAX): string {
-  const flat = collapse(text);
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
-/** A window of `body` around the first folded occurrence of any term. */
-export function snippetAround(body: string, terms: readonly string[]): string {
-  const folded = fold(body);
-  let at = -1;
-  for (const term of terms) {
-    const i = folded.indexOf(term);
-    if (i !== -1 && (at === -1 || i < at)) at = i;
-  }
-  // Folding can change lengths (NFKD); scale the position back to the body.
-  const position = at <= 0 ? 0 : Math.floor((at * body.length) / Math.max(1, folded.length));
-  const start = Math.max(0, position - SNIPPET_MAX / 3);
-  const prefix = start > 0 ? '…' : '';
-  return clip(prefix + body.slice(start, start + SNIPPET_MAX * 2));
-}
-
-interface Row {
-  rowid: number;
-  id: string;
-  kind: string;
-  agent: string;
-  at: number;
-  body?: string;
-  snip?: string;
-  link: string;
-  message: string | null;
-  job: string | null;
-  run: string | null;
-  session: string | null;
-  cursor: string | null;
-  conversation: string | null;
-  project: string | null;
-}
-
-const COLUMNS = `d.rowid, d.id, d.kind, d.agent, d.at, d.link, d.message, d.job, d.run, d.session, d.cursor,
-  c.id AS conversation, c.project AS project`;
-const JOINS = `LEFT JOIN history_document_refs r ON r.doc = d.rowid LEFT JOIN conversations c ON c.rowid = r.conversation`;
-/**
- * Legacy bridge.db (read until the migration is verified) has no
- * history_document_refs, and a 0.29.10 one no conversations: the same
- * columns, always NULL, so hits and filters mean the same on both stores.
- */
-const NO_REFS = `LEFT JOIN (SELECT NULL AS id, NULL AS session, NULL AS project) c ON 0`;
-
-function joinsFor(db: Db): string {
-  return hasTable(db, 'history_document_refs') && hasTable(db, 'conversations') ? JOINS : NO_REFS;
-}
-
-function filterSql(filters: SearchFilters, params: unknown[]): string {
-  const where: string[] = [];
-  if (filters.agent !== undefined) {
-    where.push('d.agent = ?');
-    params.push(filters.agent);
-  }
-  if (filters.kind !== undefined) {
-    where.push('d.kind = ?');
-    params.push(filters.kind);
-  }
-  if (filters.since !== undefined) {
-    where.push('d.at >= ?');
-    params.push(filters.since);
-  }
-  if (filters.until !== undefined) {
-    where.push('d.at < ?');
-    params.push(filters.until);
-  }
-  if (filters.session !== undefined) {
-    where.push('(d.session = ? OR c.session = ?)');
-    params.push(filters.session, filters.session);
-  }
-  if (filters.project !== undefined) {
-    where.push(`(c.project = ? OR d.id IN (SELECT id FROM history_tags WHERE type = 'project' AND value = ?))`);
-    params.push(filters.project, filters.project);
-  }
-  return where.map((w) => ` AND ${w}`).join('');
-}
-
-function toHit(row: Row, snippet: string): SearchHit {
-  const conversation = row.conversation;
-  return {
-    id: row.id,
-    kind: row.kind,
-    agent: row.agent,
-    at: row.at,
-    snippet,
-    link: row.link !== '' ? row.link : conversation !== null ? `/api/conversations/${encodeURIComponent(conversation)}` : '',
-    sourceLink: `/api/history/${encodeURIComponent(row.id)}`,
-    message: row.message,
-    job: row.job,
-    run: row.run,
-    session: row.session,
-    cursor: row.cursor,
-    conversation,
-    project: row.project,
+function ftsSnippet(db: Db, parsed: ParsedQuery) {
+  const statement = prepared(db, "SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = ?").pluck();
+  return (rowid: number, body: string): string => {
+    const text = statement.get(parsed.fts, rowid) as string | null | undefined;
+    return snippetAround(text !== null && text !== undefined && collapse(text) !== '' ? text : body, parsed.words);
   };
 }
 
-function searchFts(db: Db, terms: readonly string[], q: SearchQuery): SearchHit[] {
-  const params: unknown[] = [ftsExpression(terms)];
-  const sql = `SELECT ${COLUMNS}, snippet(history_fts, 0, '', '', '…', 40) AS snip
-    FROM history_fts f JOIN history_documents d ON d.rowid = f.rowid ${joinsFor(db)}
-    WHERE history_fts MATCH ?${filterSql(q.filters, params)}
-    ORDER BY f.rank, d.at DESC LIMIT ?`;
-  params.push(q.limit);
-  return (db.prepare(sql).all(...params) as Row[]).map((row) => toHit(row, clip(row.snip ?? '')));
+function notice(engine: 'fts5' | 'plain', gathered: Gathered): string | undefined {
+  if (!gathered.truncated) return undefined;
+  return engine === 'fts5'
+    ? `more documents match than one search examines: the hits are the best-ranked among the newest ${gathered.examined} matches; add words or filters (project, agent, since) to narrow it`
+    : `the literal search stopped at its time budget after ${gathered.examined} documents, newest first; add filters (project, agent, since) to narrow it`;
 }
 
-function searchPlain(db: Db, query: string, q: SearchQuery): { hits: SearchHit[]; truncated: boolean } {
-  const needles = fold(query).split(/\s+/).filter((s) => s !== '');
-  const params: unknown[] = [];
-  const sql = `SELECT ${COLUMNS}, d.body, d.folded FROM history_documents d ${joinsFor(db)}
-    WHERE 1 = 1${filterSql(q.filters, params)} ORDER BY d.at DESC, d.rowid DESC`;
-  const hits: SearchHit[] = [];
-  const deadline = Date.now() + PLAIN_BUDGET_MS;
-  let scanned = 0;
-  for (const row of db.prepare(sql).iterate(...params) as Iterable<Row & { folded: string }>) {
-    const haystack = row.folded !== '' ? row.folded : fold(row.body ?? '');
-    if (needles.every((n) => haystack.includes(n))) {
-      hits.push(toHit(row, snippetAround(row.body ?? '', needles)));
-      if (hits.length >= q.limit) return { hits, truncated: false };
-    }
-    if (++scanned % 256 === 0 && Date.now() > deadline) return { hits, truncated: true };
-  }
-  return { hits, truncated: false };
+/**
+ * Candidates can be copies of one hit (fragments of an oversized line,
+ * broadcast copies), so a short page is asked again with room for more,
+ * up to this many times, while unexamined matches remain.
+ */
+const WIDEN_ATTEMPTS = 2;
+
+function result(engine: 'fts5' | 'plain', hits: StoreSearchResult['hits'], gathered: Gathered): StoreSearchResult {
+  const text = notice(engine, gathered);
+  return text === undefined ? { engine, hits, truncated: false } : { engine, hits, truncated: true, notice: text };
 }
 
-export function search(db: Db, q: SearchQuery): SearchResult {
-  const terms = queryTerms(q.query);
-  const fts = hasTable(db, 'history_fts');
-  if (fts && terms.length > 0) {
-    const hits = searchFts(db, terms, q);
-    if (hits.length > 0 || !/[^\p{L}\p{N}\s]|[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u.test(q.query)) {
-      return { engine: 'fts5', hits, truncated: false };
+export function search(db: Db, request: SearchRequest, options: SearchOptions = {}): StoreSearchResult {
+  const { layout, parsed, scope, useFts } = plan(db, request, options);
+  if (useFts) {
+    try {
+      // Rank among at least `enough` matches that pass the filters (all of the first window without filters).
+      const enough = Math.max(FTS_BUDGET.enough, request.limit * 8);
+      for (let attempt = 0, keep = Math.max(FTS_BUDGET.keep, request.limit * 4); ; attempt++, keep *= 4) {
+        let gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, enough, minPassed: request.limit, keep, ...options.fts });
+        let rowids = distinct(db, layout, gathered.candidates, request.limit);
+        // Lines matching only across fragments rank last: needed only when the page is not full.
+        if (rowids.length < request.limit && parsed.ftsPhrases.length > 1) {
+          gathered = withSplitLines(db, layout, parsed.ftsPhrases, scope, gathered);
+          rowids = distinct(db, layout, gathered.candidates, request.limit);
+        }
+        // Words of scripts without spaces are substrings FTS5 tokens cannot find: the literal engine may.
+        if (gathered.candidates.length === 0 && parsed.spaceless) break;
+        if (rowids.length < request.limit && gathered.passed > gathered.candidates.length && attempt < WIDEN_ATTEMPTS) continue;
+        return result('fts5', hydrate(db, layout, rowids, ftsSnippet(db, parsed)), gathered);
+      }
+    } catch (error) {
+      if (!isFtsError(error)) throw error;
     }
   }
-  const plain = searchPlain(db, q.query.trim(), q);
-  return { engine: 'plain', hits: plain.hits, truncated: plain.truncated };
+  const plainScope = useFts ? scopeFor(db, layout, request, options, 'd.rowid') : scope;
+  for (let attempt = 0, enough = request.limit * 4 + 16; ; attempt++, enough *= 4) {
+    const gathered = gatherPlain(db, layout, parsed.needles, plainScope, { timeMs: options.plainTimeMs ?? PLAIN_TIME_MS, enough });
+    const rowids = distinct(db, layout, gathered.candidates, request.limit);
+    if (rowids.length < request.limit && !gathered.exhausted && !gathered.truncated && attempt < WIDEN_ATTEMPTS) continue;
+    return result('plain', hydrate(db, layout, rowids, (_rowid, body) => snippetAround(body, parsed.needles)), gathered);
+  }
+}
+
+export interface MatchCount {
+  readonly engine: 'fts5' | 'plain';
+  /** Distinct hits (copies of one message or one captured line count once). */
+  readonly count: number;
+  /** Matching documents before dropping copies. */
+  readonly documents: number;
+}
+
+/**
+ * Every match of a query, counted without the work bounds of `search`
+ * (benchmarks and tests compare it with planted counts; not for serving).
+ */
+export function countMatches(db: Db, request: SearchRequest, options: SearchOptions = {}): MatchCount {
+  const { layout, parsed, scope, useFts } = plan(db, request, options);
+  const unbounded: FtsBudget = {
+    firstWindow: 1 << 16,
+    maxWindow: 1 << 16,
+    enough: Number.MAX_SAFE_INTEGER,
+    timeMs: Number.POSITIVE_INFINITY,
+    minPassed: 0,
+    hardTimeMs: Number.POSITIVE_INFINITY,
+    maxMatches: Number.MAX_SAFE_INTEGER,
+    keep: Number.MAX_SAFE_INTEGER,
+  };
+  const gathered = useFts
+    ? withSplitLines(db, layout, parsed.ftsPhrases, scope, gatherFts(db, layout, parsed.ftsPhrases, scope, unbounded))
+    : gatherPlain(db, layout, parsed.needles, scope, { timeMs: Number.POSITIVE_INFINITY, enough: Number.MAX_SAFE_INTEGER });
+  const keys = keysOf(
+    db,
+    layout,
+    gathered.candidates.map((c) => c.rowid),
+  );
+  return { engine: useFts ? 'fts5' : 'plain', count: new Set([...keys.values()].map((k) => k.key)).size, documents: gathered.candidates.length };
 }

@@ -4,7 +4,7 @@
 // that continues past the cursor). Both are written in the same transaction
 // as the records they describe, so a cursor never runs ahead of its bytes.
 
-import type { LineFormat } from '../../protocols/records.ts';
+import type { LineFacts, LineFormat } from '../../protocols/records.ts';
 import type { CursorFacts } from '../sources/identity.ts';
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { Db } from './open.ts';
@@ -17,6 +17,8 @@ export interface SourceCursor extends CursorFacts {
   readonly lineStart: number;
   /** Time of the last captured line, for fragments that carry none. */
   readonly at: number | null;
+  /** Facts of the line that continues past `offset` (context events). */
+  readonly facts?: LineFacts | null;
 }
 
 export interface StoredSource {
@@ -50,6 +52,7 @@ interface CursorExtra {
   route?: string | null;
   lineStart?: number;
   at?: number | null;
+  facts?: LineFacts | null;
 }
 
 interface SourceRow {
@@ -63,6 +66,29 @@ interface SourceRow {
   anchor: string;
   checked: number;
   extra: string | null;
+  fragment: string | null;
+}
+
+const EVENT_KINDS = new Set(['progress', 'report', 'approval']);
+
+/**
+ * The routing of a line a migrated cursor stopped inside, from the 0.29.17
+ * ingestor's `durable-fragment:<source>:<generation>` cursor ({id, kind?,
+ * offset}): a sidechain line keeps its native child, a context event its job
+ * conversation and kind. Only used where no cursor of ours exists yet.
+ */
+function legacyRoute(row: SourceRow): CursorExtra {
+  if (row.fragment === null) return {};
+  try {
+    const fragment = JSON.parse(row.fragment) as { id?: unknown; kind?: unknown; offset?: unknown };
+    if (typeof fragment.id !== 'string' || fragment.offset !== row.offset) return {};
+    const kind = typeof fragment.kind === 'string' && EVENT_KINDS.has(fragment.kind) ? (fragment.kind as LineFacts['kind']) : undefined;
+    if (kind === undefined) return { route: fragment.id };
+    const job = fragment.id.startsWith('bridge:job:') ? fragment.id.slice('bridge:job:'.length) : null;
+    return { route: fragment.id, facts: { kind, job, event: true } };
+  } catch {
+    return {};
+  }
 }
 
 function toStored(row: SourceRow): StoredSource {
@@ -73,6 +99,8 @@ function toStored(row: SourceRow): StoredSource {
     } catch {
       extra = {};
     }
+  } else {
+    extra = legacyRoute(row);
   }
   return {
     id: row.id,
@@ -91,13 +119,15 @@ function toStored(row: SourceRow): StoredSource {
       route: extra.route ?? null,
       lineStart: extra.lineStart ?? row.offset,
       at: extra.at ?? null,
+      facts: extra.facts ?? null,
     },
   };
 }
 
 const SELECT_SOURCES = `
-  SELECT s.id, s.path, s.conversation, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra
-  FROM conversation_sources s LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id`;
+  SELECT s.id, s.path, s.conversation, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra, f.cursor AS fragment
+  FROM conversation_sources s LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id
+  LEFT JOIN history_cursors f ON f.source = 'durable-fragment:' || s.id || ':' || s.generation`;
 
 /** Every file source (rows of other formats included; callers filter). */
 export function loadSources(db: Db): StoredSource[] {
@@ -148,6 +178,7 @@ export class SourceRows {
       route: cursor.route,
       lineStart: cursor.lineStart,
       at: cursor.at,
+      ...(cursor.facts ? { facts: cursor.facts } : {}),
     };
     this.upsertExtra.run(CURSOR_PREFIX + id, JSON.stringify(extra));
   }

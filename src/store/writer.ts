@@ -5,11 +5,16 @@
 // Git lookup can ever happen inside one.
 
 import type { SourcePlan } from '../sources/source-module.ts';
-import type { CommitChunk, CommitResult, CommitTotals } from './commit.ts';
+import type { RowBatch } from '../ingest/provider.ts';
+import { RecordAppender } from './appender.ts';
+import type { CommitChunk, CommitResult, CommitTotals, RouteState } from './commit.ts';
 import { ChunkCommitter } from './commit.ts';
+import { RowCommitter } from './commit-rows.ts';
 import { type Counts, storeCounts } from './counts.ts';
 import { ConversationIndex } from './conversations.ts';
 import type { Db } from './open.ts';
+import type { ReindexProgress } from './reindex-store.ts';
+import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
 import type { SourceCursor, StoredSource } from './source-rows.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
 
@@ -20,19 +25,16 @@ export class HistoryWriter {
   private readonly conversations: ConversationIndex;
   private readonly sources: SourceRows;
   private readonly committer: ChunkCommitter;
+  private readonly rows: RowCommitter;
   private readonly cursors = new Map<string, SourceCursor>();
 
   constructor(db: Db) {
     this.db = db;
     this.conversations = new ConversationIndex(db);
     this.sources = new SourceRows(db);
-    this.committer = new ChunkCommitter(
-      db,
-      this.conversations,
-      this.sources,
-      (id) => this.cursor(id),
-      (id, cursor) => this.cursors.set(id, cursor),
-    );
+    const appender = new RecordAppender(db);
+    this.committer = new ChunkCommitter(appender, this.conversations, this.sources);
+    this.rows = new RowCommitter(db, appender, this.conversations);
   }
 
   private cursor(id: string): SourceCursor {
@@ -80,22 +82,63 @@ export class HistoryWriter {
     this.transact(() => this.sources.move(id, path));
   }
 
-  /** Commit chunks (records, documents, cursors) in one transaction. */
-  commit(chunks: readonly CommitChunk[]): CommitResult {
+  /** Commit a batch: file chunks and provider rows, with their cursors, in one transaction. */
+  commit(chunks: readonly CommitChunk[], rows: readonly RowBatch[] = []): CommitResult {
     return this.transact(() => {
       const totals: CommitTotals = { records: 0, documents: 0, rawBytes: 0, bodyBytes: 0, malformed: 0 };
-      for (const chunk of chunks) this.committer.commit(chunk, totals);
+      for (const chunk of chunks) this.cursors.set(chunk.source, this.committer.commit(chunk, this.cursor(chunk.source), totals));
+      for (const batch of rows) this.rows.commit(batch, totals);
       const moved = new Set(chunks.map((c) => c.source));
       return { ...totals, cursors: [...moved].map((id) => [id, this.cursor(id)] as const) };
     });
   }
 
-  /** Record new file facts without new bytes (a touched file verified unchanged). */
-  touch(id: string, facts: Pick<SourceCursor, 'identity' | 'size' | 'mtimeMs'>): void {
+  /**
+   * Move a cursor without new bytes: new file facts for a touched file whose
+   * captured bytes were verified unchanged, or the start (offset 0) of a new
+   * generation of a file that was truncated or replaced.
+   */
+  touch(id: string, facts: Partial<SourceCursor>): void {
     this.transact(() => {
       const cursor = { ...this.cursor(id), ...facts };
       this.sources.saveCursor(id, cursor);
       this.cursors.set(id, cursor);
+    });
+  }
+
+  // ---- reindex (derived data only) ------------------------------------------
+
+  beginReindex(requestedAt: number): ReindexProgress {
+    return this.transact(() => beginReindex(this.db, requestedAt));
+  }
+
+  /** Delete one bounded slice of derived documents; returns how many. */
+  resetStep(progress: ReindexProgress, limit: number): number {
+    return this.transact(() => resetDerivedStep(this.db, progress, limit));
+  }
+
+  saveReindex(progress: ReindexProgress | null): void {
+    this.transact(() => saveReindexProgress(this.db, progress));
+  }
+
+  /**
+   * Derive documents again for retained chunks of one file source (in offset
+   * order, continuing `progress`) and for provider rows, then save the
+   * progress `next` says, all in one transaction.
+   */
+  rebuild(chunks: readonly CommitChunk[], rows: readonly RowBatch[], progress: ReindexProgress, next: ReindexProgress): CommitTotals {
+    return this.transact(() => {
+      const totals: CommitTotals = { records: 0, documents: 0, rawBytes: 0, bodyBytes: 0, malformed: 0 };
+      let generation = progress.generation;
+      let state: RouteState = { route: progress.route, lineStart: progress.lineStart, at: progress.at, facts: progress.facts ?? null };
+      for (const chunk of chunks) {
+        if (chunk.generation !== generation) state = { route: null, lineStart: 0, at: null };
+        generation = chunk.generation;
+        state = this.committer.apply(chunk, state, totals, 'rebuild');
+      }
+      for (const batch of rows) this.rows.commit(batch, totals);
+      saveReindexProgress(this.db, chunks.length > 0 ? { ...next, ...state } : next);
+      return totals;
     });
   }
 

@@ -1,55 +1,67 @@
-// `agent-bridge search <query> [--agent A] [--project P] [--kind K] [--session S] [--limit N] [--json]`
+// `agent-bridge search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K]
+//   [--since T] [--until T] [--limit N] [--json]`
+// Reads the store directly (read-only), like every reader; the same input
+// rules as the search_history tool apply.
 
-import { AGENTS, KINDS } from '../../../protocols/records.ts';
+import { resolve } from 'node:path';
+import { HistoryError } from '../../../protocols/errors.ts';
+import type { SearchHistoryOutput } from '../../../protocols/search.ts';
 import { resolvePaths } from '../../config/paths.ts';
-import { canonicalProject } from '../../project/canonical.ts';
-import { openReadStore } from '../../store/read-path.ts';
-import { queryTerms, search as runSearch } from '../../store/search.ts';
-import { UsageError, choiceFlag, intFlag, parse } from '../args.ts';
+import { HistoryReader } from '../../read/history-reader.ts';
+import { parseQuery } from '../../store/search.ts';
+import { UsageError, intFlag, parse } from '../args.ts';
 import { formatTime, highlight, printJson } from '../output.ts';
+import { parseTimeFlag } from '../time.ts';
+
+const FLAGS = {
+  project: { type: 'string' },
+  session: { type: 'string' },
+  job: { type: 'string' },
+  agent: { type: 'string' },
+  kind: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+function render(result: SearchHistoryOutput, query: string): string {
+  const words = parseQuery(query).words;
+  const lines: string[] = [];
+  for (const hit of result.hits) {
+    const where = [hit.project, hit.conversation ?? hit.id].filter((s): s is string => s !== null && s !== '').join('  ');
+    lines.push(`${hit.agent}  ${formatTime(hit.at)}  ${where}`, `  ${highlight(hit.snippet, words)}`);
+  }
+  const count = `${result.hits.length} hit${result.hits.length === 1 ? '' : 's'} (${result.engine}${result.store === 'legacy' ? ', legacy bridge.db' : ''})`;
+  lines.push(count);
+  if (result.notice !== undefined) lines.push(`note: ${result.notice}`);
+  return `${lines.join('\n')}\n`;
+}
 
 export async function search(argv: readonly string[]): Promise<number> {
-  const { flags, positionals } = parse(
-    argv,
-    {
-      agent: { type: 'string' },
-      project: { type: 'string' },
-      kind: { type: 'string' },
-      session: { type: 'string' },
-      limit: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    { min: 1, max: Number.MAX_SAFE_INTEGER, names: '<query>' },
-  );
-  const query = positionals.join(' ').trim();
-  if (query.length === 0 || query.length > 1000) throw new UsageError('the query must be 1 to 1000 characters');
-  const agent = choiceFlag(flags.agent, 'agent', AGENTS);
-  const kind = choiceFlag(flags.kind, 'kind', KINDS);
-  const limit = intFlag(flags.limit, 'limit', { min: 1, max: 50 }) ?? 10;
-  const project = flags.project === undefined ? undefined : await canonicalProject(flags.project);
-  const { db } = openReadStore(resolvePaths());
-  const result =
-    db === null
-      ? { engine: 'fts5' as const, hits: [], truncated: false }
-      : runSearch(db, {
-          query,
-          limit,
-          filters: {
-            ...(agent === undefined ? {} : { agent }),
-            ...(kind === undefined ? {} : { kind }),
-            ...(project === undefined ? {} : { project }),
-            ...(flags.session === undefined ? {} : { session: flags.session }),
-          },
-        });
-  db?.close();
-  if (flags.json === true) {
-    printJson(result);
-    return 0;
+  const { flags, positionals } = parse(argv, FLAGS, { min: 1, max: Number.MAX_SAFE_INTEGER, names: '<query>' });
+  const query = positionals.join(' ');
+  const filters: Record<string, unknown> = {};
+  for (const name of ['session', 'job', 'agent', 'kind'] as const) if (flags[name] !== undefined) filters[name] = flags[name];
+  // `--project .` and other explicitly relative paths mean the current directory's project.
+  if (flags.project !== undefined) filters.project = /^\.\.?(?:[\\/]|$)/.test(flags.project) ? resolve(flags.project) : flags.project;
+  const since = parseTimeFlag(flags.since, 'since');
+  const until = parseTimeFlag(flags.until, 'until');
+  if (since !== undefined) filters.since = since;
+  if (until !== undefined) filters.until = until;
+  const limit = intFlag(flags.limit, 'limit', { min: 1, max: 50 });
+  const reader = new HistoryReader(resolvePaths());
+  let result: SearchHistoryOutput;
+  try {
+    result = await reader.search({ query, filters, ...(limit === undefined ? {} : { limit }) });
+  } catch (error) {
+    // Input the tool schema rejects is a usage error on the command line.
+    if (error instanceof HistoryError && error.code === 'BAD_INPUT') throw new UsageError(error.message);
+    throw error;
+  } finally {
+    reader.close();
   }
-  const terms = queryTerms(query);
-  for (const hit of result.hits) {
-    process.stdout.write(`${hit.agent} ${formatTime(hit.at)} ${hit.project ?? ''} ${hit.conversation ?? hit.id}\n  ${highlight(hit.snippet, terms)}\n`);
-  }
-  process.stdout.write(`${result.hits.length} hit${result.hits.length === 1 ? '' : 's'} (${result.engine}${result.truncated ? ', search cut short' : ''})\n`);
+  if (flags.json === true) printJson(result);
+  else process.stdout.write(render(result, query));
   return 0;
 }

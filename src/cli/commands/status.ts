@@ -59,6 +59,7 @@ export async function status(argv: readonly string[]): Promise<number> {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
     if (service.pausedBy.length > 0) lines.push(`paused:  ${service.pausedBy.join(', ')}`);
+    if (service.discovery.gone > 0) lines.push(`gone:    ${service.discovery.gone} captured files no longer exist on disk (their bytes stay retained)`);
     if (service.lastError !== null) lines.push(`error:   ${service.lastError.code}: ${service.lastError.message}`);
     for (const p of service.problems.slice(0, 10)) lines.push(`problem: ${p.path}: ${p.code}: ${p.message}`);
     lines.push(`updated: ${formatTime(service.updatedAt)}`);

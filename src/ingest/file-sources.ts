@@ -1,0 +1,289 @@
+// File sources, as the scheduler drives them: the table of registered files,
+// discovery passes and polling (what changed), and the lanes that read the
+// pending ones (at most LIMITS.sourcesPerBatch at a time, each for a bounded
+// number of batches before others get a turn). Nothing here writes the store
+// except through the history actor's register/move/touch messages; the
+// scheduler commits what the lanes read.
+
+import { serializeError, toHistoryError } from '../../protocols/errors.ts';
+import type { ParseResult, ParseTask } from '../../protocols/records.ts';
+import type { SourceProblem } from '../../protocols/service.ts';
+import type { Limits } from '../config/limits.ts';
+import type { Found, StepResult } from '../sources/discovery.ts';
+import type { SourcePlan } from '../sources/source-module.ts';
+import type { CommitChunk } from '../store/commit.ts';
+import type { SourceCursor } from '../store/source-rows.ts';
+import { collectBatch, toCommitChunks } from './batcher.ts';
+import { Lane, type LaneDeps } from './lane.ts';
+import { observe } from './observe.ts';
+import type { HistoryAsk } from './scheduler.ts';
+import { SourceTable, type SourceState } from './source-table.ts';
+
+export interface DiscoveryPort {
+  step(): Promise<StepResult>;
+  /** The root and module a path belongs to, or null (outside every root, or a link). */
+  locate(path: string): Promise<Found | null>;
+  classify(found: Found): Promise<SourcePlan | null>;
+  readonly passes: number;
+  readonly refusedLinks: number;
+}
+
+export interface FileSourcePorts {
+  readonly history: HistoryAsk;
+  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  readonly discovery: DiscoveryPort;
+  readonly resolveProject: (cwd: string) => Promise<string>;
+}
+
+export interface FileSourceOptions {
+  readonly limits: Limits;
+  /** Whether an unfinished last line may be captured now, given the file's mtime. */
+  readonly settled: (mtimeMs: number) => boolean;
+  readonly now: () => number;
+}
+
+export interface ActiveLane {
+  readonly lane: Lane;
+  readonly state: SourceState;
+  batches: number;
+}
+
+export class FileSources {
+  private readonly table: SourceTable;
+  private readonly lanes = new Map<string, ActiveLane>();
+  private readonly dirtyPaths = new Set<string>();
+  private discoveryDueAt = 0;
+  private pollIndex = 0;
+  private polledAt = 0;
+  discoveryRunning = false;
+  passesSinceStart = 0;
+  lastPassAt: number | null = null;
+
+  constructor(
+    private readonly ports: FileSourcePorts,
+    private readonly options: FileSourceOptions,
+  ) {
+    this.table = new SourceTable(ports.history({ type: 'loadSources' }));
+  }
+
+  /** A watched file changed: visit it first. */
+  changed(path: string): void {
+    if (this.dirtyPaths.size < this.options.limits.watchDirtyMax) this.dirtyPaths.add(path);
+  }
+
+  get activeLanes(): number {
+    return this.lanes.size;
+  }
+
+  /** One bounded discovery step, when a pass is due or running. */
+  async discover(): Promise<void> {
+    if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return;
+    this.discoveryRunning = true;
+    const step = await this.ports.discovery.step();
+    await this.admit(step.files);
+    if (step.passComplete) {
+      this.discoveryRunning = false;
+      this.passesSinceStart++;
+      this.lastPassAt = this.options.now();
+      this.discoveryDueAt = this.options.now() + this.options.limits.discoveryRevisitMs;
+    }
+  }
+
+  /** Observe found files; classify and register the new ones. */
+  private async admit(files: readonly Found[]): Promise<void> {
+    const table = this.table;
+    const plans: SourcePlan[] = [];
+    for (const found of files) {
+      const known = table.byPathGet(found.path);
+      if (known !== undefined) {
+        table.observe(known, ...(await observe(found.path)));
+        continue;
+      }
+      let plan: SourcePlan | null;
+      try {
+        plan = await this.ports.discovery.classify(found);
+      } catch {
+        plan = null; // unreadable header: rediscovered next pass
+      }
+      if (plan !== null) plans.push(await this.resolveMove(plan));
+    }
+    if (plans.length === 0) return;
+    this.ports.history({ type: 'register', plans });
+    for (const plan of plans) {
+      const state = table.activate(plan);
+      table.observe(state, ...(await observe(plan.path)));
+    }
+  }
+
+  /** A new path whose identity is a stored source's that is gone from its old path: the file moved. */
+  private async resolveMove(plan: SourcePlan): Promise<SourcePlan> {
+    const table = this.table;
+    const [seen] = await observe(plan.path);
+    if (seen === null) return plan;
+    const previousId = table.sourceWithIdentity(seen.identity);
+    if (previousId === undefined || previousId === plan.id) return plan;
+    const previousPath = table.get(previousId)?.plan.path ?? table.storedRow(previousId)?.path;
+    if (previousPath === undefined) return plan;
+    const [atOldPath] = await observe(previousPath);
+    if (atOldPath !== null && atOldPath.identity === seen.identity) return plan; // a hard link: capture both
+    this.ports.history({ type: 'move', id: previousId, path: plan.path });
+    return { ...plan, id: previousId };
+  }
+
+  /** Stat watched files first, then (every idle poll interval) a bounded round-robin slice of all of them. */
+  async poll(): Promise<void> {
+    const table = this.table;
+    for (const path of [...this.dirtyPaths]) {
+      this.dirtyPaths.delete(path);
+      const state = table.byPathGet(path);
+      if (state !== undefined) {
+        state.dirty = true;
+        table.observe(state, ...(await observe(path)));
+      } else {
+        const found = await this.ports.discovery.locate(path);
+        if (found !== null) await this.admit([found]);
+      }
+    }
+    // The round-robin slice runs at the idle cadence, not every batch of a backlog.
+    const now = this.options.now();
+    if (this.discoveryRunning || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
+    this.polledAt = now;
+    const all = [...table.all()];
+    const count = Math.min(this.options.limits.pollStatsPerTick, all.length);
+    for (let i = 0; i < count; i++) {
+      const state = all[(this.pollIndex + i) % all.length] as SourceState;
+      if (!this.lanes.has(state.plan.id)) table.observe(state, ...(await observe(state.plan.path)));
+    }
+    this.pollIndex = (this.pollIndex + count) % all.length;
+  }
+
+  private pending(): SourceState[] {
+    const table = this.table;
+    const list: SourceState[] = [];
+    for (const state of table.all()) if (!this.lanes.has(state.plan.id) && table.isPending(state, this.options.settled)) list.push(state);
+    return list.sort((a, b) => Number(b.dirty) - Number(a.dirty) || a.visits - b.visits);
+  }
+
+  /** File sources waiting for a visit, plus those being read. */
+  pendingCount(): number {
+    return this.pending().length + this.lanes.size;
+  }
+
+  goneCount(): number {
+    return this.table.goneCount(this.passesSinceStart > 0);
+  }
+
+  backlogBytes(): number {
+    let bytes = 0;
+    for (const state of this.table.all()) bytes += this.table.backlogBytes(state);
+    return bytes;
+  }
+
+  private laneDeps(): LaneDeps {
+    return {
+      chunkBytes: this.options.limits.chunkBytes,
+      readAhead: this.options.limits.readAheadChunks,
+      parse: this.ports.parse,
+      settled: this.options.settled,
+      retained: (source, generation) => this.ports.history({ type: 'retained', source, generation }),
+    };
+  }
+
+  /** Give lanes to pending sources up to the per-batch limit. */
+  private async openLanes(): Promise<void> {
+    const table = this.table;
+    const { limits } = this.options;
+    const waiting = this.pending();
+    // A source that had its turn yields to waiting ones.
+    for (const active of [...this.lanes.values()]) {
+      if (active.batches >= limits.sourceTurnBatches && waiting.length > 0) await this.closeLanes([active]);
+    }
+    for (const state of waiting) {
+      if (this.lanes.size >= limits.sourcesPerBatch) break;
+      state.dirty = false;
+      state.visits++;
+      try {
+        const lane = await Lane.open(
+          { id: state.plan.id, path: state.plan.path, format: state.plan.format, cursor: state.cursor, context: {
+            conversation: state.plan.conversation.id,
+            session: state.plan.conversation.session,
+            ownAgentId: state.plan.ownAgentId,
+          } },
+          this.laneDeps(),
+        );
+        if (lane.start.cursorUpdate !== null) {
+          this.ports.history({ type: 'touch', id: state.plan.id, facts: lane.start.cursorUpdate });
+          table.committed(state.plan.id, { ...state.cursor, ...lane.start.cursorUpdate });
+        }
+        this.lanes.set(state.plan.id, { lane, state, batches: 0 });
+      } catch (error) {
+        const [seen] = await observe(state.plan.path);
+        table.observe(state, seen, serializeError(toHistoryError(error, 'open source')));
+      }
+    }
+  }
+
+  /** Chunks from up to two file lanes, read and parsed outside any transaction. */
+  async gather(): Promise<{ chunks: CommitChunk[]; lanes: ActiveLane[] }> {
+    await this.openLanes();
+    const lanes = [...this.lanes.values()];
+    let chunks: CommitChunk[] = [];
+    if (lanes.length > 0) {
+      try {
+        chunks = await toCommitChunks(await collectBatch(lanes.map((a) => a.lane), this.options.limits), this.ports.resolveProject);
+      } catch (error) {
+        await this.dropLanes(lanes, error);
+      }
+    }
+    return { chunks, lanes };
+  }
+
+  /** The history actor committed these cursors. */
+  committed(cursors: ReadonlyArray<readonly [string, SourceCursor]>): void {
+    for (const [id, cursor] of cursors) this.table.committed(id, cursor);
+  }
+
+  /** After a batch: count its turn for each lane and close the exhausted ones. */
+  async afterBatch(lanes: readonly ActiveLane[]): Promise<void> {
+    const finished: ActiveLane[] = [];
+    for (const active of lanes) {
+      active.batches++;
+      if (active.lane.exhausted) finished.push(active);
+    }
+    await this.closeLanes(finished);
+  }
+
+  async closeAll(): Promise<void> {
+    await this.closeLanes([...this.lanes.values()]);
+  }
+
+  private async dropLanes(lanes: ActiveLane[], error: unknown): Promise<void> {
+    const table = this.table;
+    for (const active of lanes) {
+      const failure = active.lane.failure ?? error;
+      const [seen] = await observe(active.state.plan.path);
+      table.observe(active.state, seen, serializeError(toHistoryError(failure, 'read source')));
+    }
+    await this.closeLanes(lanes);
+  }
+
+  async closeLanes(lanes: readonly ActiveLane[]): Promise<void> {
+    const table = this.table;
+    for (const active of lanes) {
+      this.lanes.delete(active.state.plan.id);
+      await active.lane.close().catch(() => undefined);
+      const [seen] = await observe(active.state.plan.path);
+      table.observe(active.state, seen, active.state.problem);
+      // Bytes left behind at the end of a visit are an unfinished last line: wait for it to settle.
+      active.state.waitingTail = seen !== null && seen.size > active.state.cursor.offset && active.lane.exhausted ? seen : null;
+    }
+  }
+
+  problems(): SourceProblem[] {
+    const list: SourceProblem[] = [];
+    for (const state of this.table.all()) {
+      if (state.problem !== null) list.push({ path: state.plan.path, code: state.problem.code, message: state.problem.message });
+    }
+    return list;
+  }
+}

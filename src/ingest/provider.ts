@@ -1,0 +1,71 @@
+// Record providers: sources whose records are not byte ranges of a file
+// (OpenCode rows, bridge envelopes, decisions, jobs...). The scheduler asks
+// each provider for one bounded unit of work per batch; the provider reads its
+// source outside any transaction and returns ready records; the history actor
+// commits them in the same transaction as the batch's file chunks, together
+// with the provider's cursors, so a provider cursor never runs ahead of its
+// records.
+
+import type { ParentLink } from '../../protocols/records.ts';
+import type { DocumentInput } from '../store/appender.ts';
+import type { SourceProblem } from '../../protocols/service.ts';
+import type { ConversationSeed } from '../sources/source-module.ts';
+import type { AliasRow, BindingRow } from '../store/bindings.ts';
+
+export type { AliasRow, BindingRow } from '../store/bindings.ts';
+
+/** One search document derived from a record; its time is the record's. */
+export type RowDocument = Omit<DocumentInput, 'at'>;
+
+export interface RowRecord {
+  readonly source: string;
+  readonly generation: number;
+  readonly offset: number;
+  readonly conversation: ConversationSeed;
+  /** Canonical project of the conversation, when the provider knows it. */
+  readonly project: string | null;
+  readonly at: number;
+  readonly raw: Uint8Array;
+  readonly part: string | null;
+  readonly documents: readonly RowDocument[];
+}
+
+export interface RowBatch {
+  readonly provider: string;
+  readonly records: readonly RowRecord[];
+  /** history_cursors rows (key, value) committed with the records. */
+  readonly cursors: ReadonlyArray<readonly [string, string]>;
+  readonly links: readonly ParentLink[];
+  /** Sessions bound to jobs and learned aliases (bridge provider), applied after the records. */
+  readonly bindings?: readonly BindingRow[];
+  readonly aliases?: readonly AliasRow[];
+}
+
+/** A retained record handed back to its provider during a reindex. */
+export interface RetainedRow {
+  readonly id: number;
+  readonly source: string;
+  readonly generation: number;
+  readonly offset: number;
+  readonly conversation: string;
+  readonly raw: Uint8Array;
+  readonly part: string | null;
+}
+
+export interface RecordProvider {
+  readonly name: string;
+  /** One bounded unit of work, read outside any transaction; null when nothing is ready now. */
+  next(): Promise<RowBatch | null>;
+  /** The batch committed: advance in-memory state. */
+  committed(batch: RowBatch): void;
+  /** The batch was not committed: forget what next() advanced. */
+  abandoned(batch: RowBatch): void;
+  /** More work is known to be waiting. */
+  readonly backlog: boolean;
+  problems(): SourceProblem[];
+  /** Whether `source` (a record's source key) is one of this provider's. */
+  owns(source: string): boolean;
+  /** Derive documents again from a retained record (reindex). */
+  documentsFor(row: RetainedRow): RowDocument[];
+  close(): Promise<void>;
+}

@@ -1,0 +1,178 @@
+// Reindex, worker side: one bounded step per scheduler turn.
+//   reset    delete a slice of derived documents from before the reindex;
+//   files    replay each file source's retained chunks, in offset order,
+//            through the same parsers and commit code as capture;
+//   others   records of no file source (provider rows, legacy bridge rows):
+//            their provider derives the documents, or their text is indexed
+//            as it is.
+// Each step's documents and its progress commit together, so a reindex
+// interrupted at any point resumes without losing or doubling documents.
+
+import { LINE_FORMATS, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { fragmentText, trailingToken, CARRY_MAX } from '../text/extract.ts';
+import type { CommitChunk } from '../store/commit.ts';
+import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../store/reindex-store.ts';
+import type { RecordProvider, RowBatch, RowDocument } from './provider.ts';
+import type { HistoryAsk } from './scheduler.ts';
+
+export interface ReindexPorts {
+  readonly history: HistoryAsk;
+  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  readonly providers: readonly RecordProvider[];
+  readonly resolveProject: (cwd: string) => Promise<string>;
+}
+
+const RESET_SLICE = 2000;
+const FILE_RECORDS_PER_STEP = 16;
+const OTHER_RECORDS_PER_STEP = 64;
+const AGENT_FILE = /\/agent-([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.jsonl$/;
+
+/** How a file source's records are parsed ('jsonl' rows come from the legacy ingestor). */
+export function lineFormatOf(file: FileSourceRow): LineFormat {
+  if ((LINE_FORMATS as readonly string[]).includes(file.format)) return file.format as LineFormat;
+  // The 0.29.17 ingestor registered run logs and run metadata as 'jsonl'.
+  if (file.conversation.startsWith('bridge:run:')) return /\.json(?:-\d+-[\w-]+)?$/.test(file.path) ? 'run-meta' : 'run-log';
+  if (file.path.endsWith('.txt')) return 'text';
+  if (file.conversation.startsWith('claude:')) return 'claude';
+  if (file.conversation.startsWith('codex:')) return 'codex';
+  return 'opaque';
+}
+
+function agentOf(conversation: string): 'claude' | 'codex' | 'opencode' | 'other' {
+  const prefix = conversation.slice(0, conversation.indexOf(':'));
+  return prefix === 'claude' || prefix === 'codex' || prefix === 'opencode' ? prefix : 'other';
+}
+
+/** The documents of a record no provider claims: its text as it is. */
+export function plainDocuments(record: RetainedRecord): RowDocument[] {
+  const text = fragmentText(Buffer.from(record.raw).toString('utf8'));
+  return [{ text, offset: record.offset, line: record.offset }];
+}
+
+export class Reindexer {
+  /** Documents derived again by this process's reindex steps. */
+  documents = 0;
+
+  constructor(private readonly ports: ReindexPorts) {}
+
+  /** One bounded step. Returns false when no reindex is in progress. */
+  async step(): Promise<boolean> {
+    const { history } = this.ports;
+    const progress = history({ type: 'reindexProgress' });
+    if (progress === null) return false;
+    if (progress.phase === 'reset') {
+      const deleted = history({ type: 'resetStep', progress, limit: RESET_SLICE });
+      if (deleted === 0) history({ type: 'saveReindex', progress: { ...progress, phase: 'rebuild' } });
+      return true;
+    }
+    if (progress.stage === 'files') await this.fileStep(progress);
+    else await this.otherStep(progress);
+    return true;
+  }
+
+  private async fileStep(progress: ReindexProgress): Promise<void> {
+    const { history } = this.ports;
+    const file = progress.file;
+    if (file === null) {
+      const next = history({ type: 'nextFileSource', after: progress.source });
+      const moved: ReindexProgress =
+        next === undefined
+          ? { ...progress, stage: 'others' }
+          : { ...progress, source: next.id, file: next, generation: 0, offset: 0, route: null, lineStart: 0, at: null, facts: null, midLine: false, carry: '' };
+      history({ type: 'saveReindex', progress: moved });
+      return;
+    }
+    const records = history({
+      type: 'recordsFrom',
+      source: file.id,
+      generation: progress.generation,
+      offset: progress.offset,
+      maxRecord: progress.maxRecord,
+      limit: FILE_RECORDS_PER_STEP,
+    });
+    if (records.length === 0) {
+      history({ type: 'saveReindex', progress: { ...progress, file: null } });
+      return;
+    }
+    const format = lineFormatOf(file);
+    const ownAgentId = format === 'claude' ? (AGENT_FILE.exec(file.path)?.[1] ?? null) : null;
+    let generation = progress.generation;
+    let midLine = progress.midLine;
+    let carry = progress.carry;
+    const parsed: Array<Promise<CommitChunk>> = [];
+    for (const record of records) {
+      if (record.generation !== generation) {
+        generation = record.generation;
+        midLine = false;
+        carry = '';
+      }
+      const bytes = new Uint8Array(record.raw);
+      const task: ParseTask = {
+        format,
+        bytes,
+        offset: record.offset,
+        startsMidLine: midLine,
+        carry,
+        context: { conversation: file.conversation, session: file.session, ownAgentId },
+      };
+      const endsLine = bytes.length > 0 && bytes[bytes.length - 1] === 10;
+      midLine = bytes.length > 0 ? !endsLine : midLine;
+      carry = endsLine ? '' : trailingToken(Buffer.from(bytes.subarray(Math.max(0, bytes.length - CARRY_MAX))).toString('utf8'));
+      parsed.push(this.toChunk(task, file, record));
+    }
+    const chunks = await Promise.all(parsed);
+    const last = records[records.length - 1] as RetainedRecord;
+    const next: ReindexProgress = {
+      ...progress,
+      generation: last.generation,
+      offset: last.offset + last.raw.length,
+      midLine,
+      carry,
+      rebuilt: progress.rebuilt + records.length,
+    };
+    this.documents += history({ type: 'rebuild', chunks, rows: [], progress, next }).documents;
+  }
+
+  private async toChunk(task: ParseTask, file: FileSourceRow, record: RetainedRecord): Promise<CommitChunk> {
+    const result = await this.ports.parse(task);
+    return {
+      source: file.id,
+      conversation: file.conversation,
+      generation: record.generation,
+      offset: record.offset,
+      bytes: result.bytes,
+      segments: result.segments,
+      hints: result.hints,
+      project: result.hints.cwd === null ? null : await this.ports.resolveProject(result.hints.cwd),
+      after: { identity: '', anchor: '', head: '', size: -1, mtimeMs: record.at },
+    };
+  }
+
+  private async otherStep(progress: ReindexProgress): Promise<void> {
+    const { history, providers } = this.ports;
+    const records = history({ type: 'otherRecords', after: progress.afterRecord, maxRecord: progress.maxRecord, limit: OTHER_RECORDS_PER_STEP });
+    if (records.length === 0) {
+      history({ type: 'saveReindex', progress: null });
+      return;
+    }
+    const batch: RowBatch = {
+      provider: 'reindex',
+      cursors: [],
+      links: [],
+      records: records.map((record) => ({
+        source: record.source,
+        generation: record.generation,
+        offset: record.offset,
+        conversation: { id: record.conversation, agent: agentOf(record.conversation), session: '', parent: null, kind: 'transcript' },
+        project: null,
+        at: record.at,
+        raw: record.raw,
+        part: record.part,
+        documents: providers.find((p) => p.owns(record.source))?.documentsFor(record) ?? plainDocuments(record),
+      })),
+    };
+    const last = records[records.length - 1] as RetainedRecord;
+    const next = { ...progress, afterRecord: last.id, rebuilt: progress.rebuilt + records.length };
+    this.documents += history({ type: 'rebuild', chunks: [], rows: [batch], progress, next }).documents;
+  }
+}

@@ -1,0 +1,180 @@
+// The FTS5 engine: every phrase of the query must match (AND), ranked by
+// bm25, then newest.
+//
+// Bounded work. Ranking every match of a very common word costs time in
+// proportion to the corpus, so matches are examined newest first (by rowid,
+// which FTS5 iterates natively) in windows: the newest N matches below the
+// previous window are filtered and ranked by bm25 in SQLite, which returns
+// only the best few, with how many were examined and how many passed. The first window holds
+// `firstWindow` matches; later ones are sized from the pass rate seen so far
+// to reach `enough` in one more step (between `firstWindow` and
+// `maxWindow`), because every statement pays bm25's fixed cost of counting
+// each phrase's documents. The walk stops once `enough` matches passed the
+// filters, the matches are exhausted, or the time budget is spent (a longer
+// one while fewer than a page of matches passed, so that selective filters
+// still find what exists). When
+// it stops before the oldest match the result says so (truncated): the hits
+// are then the best-ranked among the newest matches.
+
+import type { Db } from '../open.ts';
+import type { Layout } from './layout.ts';
+import { splitLines } from './fragments.ts';
+import type { Scope } from './scope.ts';
+import { prepared } from './statements.ts';
+
+export interface Candidate {
+  readonly rowid: number;
+  /** bm25 (lower is better); 0 for the literal engine. */
+  readonly score: number;
+}
+
+export interface Gathered {
+  /** Every match at or above this rowid was examined (0: all of them). */
+  readonly floor?: number;
+  /** The best candidates (at most `keep`), in no particular order. */
+  readonly candidates: Candidate[];
+  /** The walk stopped before examining every match because of its work bound (ranking saw only the newest). */
+  readonly truncated: boolean;
+  /** Every match was examined. */
+  readonly exhausted: boolean;
+  /** Matches examined (before filters). */
+  readonly examined: number;
+  /** Matches that passed the filters. */
+  readonly passed: number;
+}
+
+export interface FtsBudget {
+  /** Matches in the first window (windows double up to maxWindow). */
+  readonly firstWindow: number;
+  readonly maxWindow: number;
+  /** Stop once this many matches passed the filters. */
+  readonly enough: number;
+  /** Start no window that would end after this many milliseconds, once `minPassed` matches passed the filters... */
+  readonly timeMs: number;
+  readonly minPassed: number;
+  /** ...or, while fewer passed, after this many. */
+  readonly hardTimeMs: number;
+  /** Never examine more than this many matches in one query. */
+  readonly maxMatches: number;
+  /** Best candidates kept (enough for `limit` hits after dropping copies). */
+  readonly keep: number;
+}
+
+export const FTS_BUDGET: FtsBudget = {
+  firstWindow: 1024,
+  maxWindow: 4096,
+  enough: 64,
+  timeMs: 15,
+  minPassed: 10,
+  hardTimeMs: 40,
+  maxMatches: 131_072,
+  keep: 64,
+};
+
+const TOP = Number.MAX_SAFE_INTEGER;
+
+/** A candidate with how many passed its window; in an unfiltered window the first row instead describes it (n matches, lowest rowid lo). */
+interface WindowRow {
+  readonly rowid: number;
+  readonly score: number;
+  readonly n?: number | null;
+  readonly lo?: number | null;
+  readonly passed: number;
+}
+
+/**
+ * Without filters, one pass per window: the newest `size` matches at or
+ * below `hi` (with bm25) are materialised once; the first row counts them,
+ * the rest are the best `keep`, each carrying how many passed (all).
+ */
+function unfilteredSql(): string {
+  return `WITH w AS MATERIALIZED (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)
+    SELECT NULL AS rowid, NULL AS score, count(*) AS n, min(rowid) AS lo, NULL AS passed FROM w
+    UNION ALL
+    SELECT * FROM (SELECT rowid, rank AS score, NULL AS n, NULL AS lo, count(*) OVER () AS passed FROM w ORDER BY rank, rowid DESC LIMIT ?)`;
+}
+
+/**
+ * With filters, two passes per window, so that bm25 is computed only for the
+ * matches that pass: where the window ends (rowids only, in C), then the
+ * filtered, ranked matches inside it. CROSS JOIN keeps the FTS5 table the
+ * outer loop (otherwise the planner may scan history_documents).
+ */
+const BOUNDARY =
+  'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
+
+function filteredSql(layout: Layout, scope: Scope): string {
+  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  return `SELECT f.rowid AS rowid, f.rank AS score, count(*) OVER () AS passed FROM history_fts f ${joins}
+    WHERE history_fts MATCH ? AND f.rowid BETWEEN ? AND ?${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?`;
+}
+
+/** One window: how many matches it held, where it ends, and its best candidates. */
+function runWindow(db: Db, layout: Layout, expression: string, scope: Scope, hi: number, size: number, keep: number): { n: number; lo: number; rows: WindowRow[] } {
+  if (scope.where === '') {
+    const [edge, ...rows] = prepared(db, unfilteredSql()).all(expression, hi, size, keep) as WindowRow[];
+    return { n: edge?.n ?? 0, lo: edge?.lo ?? 0, rows };
+  }
+  const edge = prepared(db, BOUNDARY).get(expression, hi, size) as { n: number; lo: number | null };
+  if (edge.n === 0) return { n: 0, lo: 0, rows: [] };
+  const rows = prepared(db, filteredSql(layout, scope)).all(expression, edge.lo, hi, ...scope.params, keep) as WindowRow[];
+  return { n: edge.n, lo: edge.lo as number, rows };
+}
+
+/** Whether any match lies at or below `hi`. */
+const ANY_BELOW = 'SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? LIMIT 1';
+
+/** Candidates for the phrases (all must match in one document) within `scope`, newest matches first, bounded by `budget`. */
+export function gatherFts(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
+  return walk(db, layout, phrases.join(' AND '), scope, budget);
+}
+
+/** `gathered` plus the lines that match the phrases only across their fragments, in the range it examined. */
+export function withSplitLines(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, gathered: Gathered): Gathered {
+  const split = splitLines(db, layout, phrases, scope, gathered.floor ?? 0, TOP);
+  return split.length === 0 ? gathered : { ...gathered, candidates: [...gathered.candidates, ...split], passed: gathered.passed + split.length };
+}
+
+function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget): Gathered {
+  let candidates: Candidate[] = [];
+  if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0, floor: 0 };
+  const started = performance.now();
+  let hi = TOP;
+  let size = budget.firstWindow;
+  let examined = 0;
+  let passed = 0;
+  for (;;) {
+    const want = Math.min(size, budget.maxMatches - examined);
+    const { n, lo, rows } = runWindow(db, layout, expression, scope, hi, want, budget.keep);
+    if (n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
+    passed += rows[0]?.passed ?? 0;
+    examined += n;
+    candidates = best([...candidates, ...(rows as Candidate[])], budget.keep);
+    if (n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
+    hi = lo - 1;
+    const rate = Math.max(passed / examined, 1 / budget.maxWindow);
+    size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
+    // A window is only started if, at the pace so far, it ends within the budget.
+    const elapsed = performance.now() - started;
+    const projected = elapsed + (elapsed / examined) * size;
+    const limit = passed >= budget.minPassed ? budget.timeMs : budget.hardTimeMs;
+    if (passed >= budget.enough || examined >= budget.maxMatches || projected > limit) {
+      const more = prepared(db, ANY_BELOW).get(expression, hi) !== undefined;
+      return { candidates, truncated: more, exhausted: !more, examined, passed, floor: more ? lo : 0 };
+    }
+  }
+}
+
+/** The `keep` best candidates by bm25, the most recently captured first among equals. */
+function best(rows: readonly Candidate[], keep: number): Candidate[] {
+  return rows
+    .map((r) => ({ rowid: r.rowid, score: r.score }))
+    .sort((a, b) => a.score - b.score || b.rowid - a.rowid)
+    .slice(0, keep);
+}
+
+/** FTS5 query errors (a quoting bug, an FTS build without a feature): the caller falls back to the literal engine. */
+export function isFtsError(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e !== null && typeof e === 'object' && e.code === 'SQLITE_ERROR' && typeof e.message === 'string' && /fts5|MATCH|syntax/i.test(e.message);
+}

@@ -1,0 +1,28 @@
+// A small per-connection cache of prepared statements. Search SQL depends on
+// the filters (a handful of shapes), so preparing on every query would cost
+// more than many of the queries themselves.
+
+import type Database from 'better-sqlite3';
+import type { Db } from '../open.ts';
+
+export type Statement = Database.Statement<unknown[], unknown>;
+
+const CAPACITY = 64;
+const caches = new WeakMap<Db, Map<string, Statement>>();
+
+export function prepared(db: Db, sql: string): Statement {
+  let cache = caches.get(db);
+  if (cache === undefined) {
+    cache = new Map();
+    caches.set(db, cache);
+  }
+  let statement = cache.get(sql);
+  if (statement === undefined) {
+    statement = db.prepare<unknown[], unknown>(sql);
+    if (cache.size >= CAPACITY) cache.delete(cache.keys().next().value as string);
+  } else {
+    cache.delete(sql); // re-inserted below: most recently used last
+  }
+  cache.set(sql, statement);
+  return statement;
+}
