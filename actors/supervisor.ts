@@ -247,7 +247,7 @@ export class Supervisor {
       batches: totals?.batches ?? 0,
       records: totals?.records ?? 0,
       documents: totals?.documents ?? 0,
-      reindexedDocuments: this.running?.scheduler.reindexer.documents ?? 0,
+      reindexedDocuments: this.running?.ingestion?.scheduler.reindexer.documents ?? 0,
       rawBytes: totals?.rawBytes ?? 0,
       elapsedMs: Date.now() - this.startedAt,
       status: this.status(),

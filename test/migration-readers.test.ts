@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { openReadStore } from '../src/store/read-path.ts';
-import { search, type SearchResult } from '../src/store/search.ts';
+import { search, type StoreSearchResult as SearchResult } from '../src/store/search.ts';
 import { legacyHome } from './support/bridge-home.ts';
 import { migrate } from './support/migrate.ts';
 
