@@ -6,14 +6,14 @@
 // and every writer batch (through bench/lib/instrument-worker.ts).
 // Usage: node --import tsx bench/lib/ingest-child.ts --corpus DIR --home DIR --pace max|spec --out FILE [--window-s N]
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type * as WorkerThreads from 'node:worker_threads';
 import type { HistoryStatus, OnceSummary, Pace } from '../../protocols/service.ts';
 import { corpusEnv } from './corpus.ts';
-import { BENCH_CHANNEL, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
+import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
 import type { EldSummary, IngestRunResult } from './results.ts';
 import { procMemory, summarize, type Summary } from './stats.ts';
 
@@ -87,6 +87,7 @@ const eld = monitorEventLoopDelay({ resolution: ELD_RESOLUTION_MS });
 eld.enable();
 const started = performance.now();
 const cpuStart = process.cpuUsage();
+const mainStart = threadTimes((path) => readFileSync(path, 'utf8'));
 const progress: Array<{ t: number; records: number; backlogBytes: number; batches: number; p99Ms: number }> = [];
 let lastStatus: HistoryStatus | null = null;
 let mainHeapMax = 0;
@@ -129,6 +130,7 @@ if (summary === null) {
 }
 const elapsedMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuStart);
+const mainEnd = threadTimes((path) => readFileSync(path, 'utf8'));
 eld.disable();
 if (windowTimer !== null) clearTimeout(windowTimer);
 clearInterval(statusTimer);
@@ -145,6 +147,8 @@ function withoutStatus(s: OnceSummary): Omit<OnceSummary, 'status'> {
 const memory = procMemory();
 const commitSummary: Summary = summarize(commits.map((c) => c.ms));
 const busy = workerSamples.map((s) => s.elu);
+const firstWorker = workerSamples[0];
+const lastWorker = workerSamples.at(-1);
 const result: IngestRunResult = {
   pace,
   windowed,
@@ -155,11 +159,17 @@ const result: IngestRunResult = {
   finalStatus: summary?.status ?? lastStatus,
   eld: { resolutionMs: ELD_RESOLUTION_MS, idleBefore, ingest: eldSummary(eld), idleAfter },
   commits: commitSummary,
+  commitCpu: summarize(commits.map((c) => c.cpuMs)),
+  commitQueue: summarize(commits.map((c) => c.queueMs)),
   commitRaw: commits.reduce((n, c) => n + c.rawBytes, 0),
   commitChunks: summarize(commits.map((c) => c.chunks)),
   commitDocs: summarize(commits.map((c) => c.documents)),
-  commitSamples: commits.map((c) => [Math.round(c.at), Number(c.ms.toFixed(2)), c.chunks, c.rawBytes, c.documents] as const),
+  commitSamples: commits.map((c) => [Math.round(c.at), Number(c.ms.toFixed(2)), Number(c.cpuMs.toFixed(2)), Number(c.queueMs.toFixed(2)), c.chunks, c.rawBytes, c.documents] as const),
   workerElu: summarize(busy),
+  threads: {
+    main: { cpuMs: mainEnd.cpuMs - mainStart.cpuMs, queueMs: mainEnd.queueMs - mainStart.queueMs },
+    worker: lastWorker === undefined ? null : { cpuMs: lastWorker.cpuMs - (firstWorker?.cpuMs ?? 0), queueMs: lastWorker.queueMs - (firstWorker?.queueMs ?? 0) },
+  },
   pool: workerSamples.at(-1)?.pool ?? null,
   workerHeapMax: Math.max(0, ...workerSamples.map((s) => s.heapTotal)),
   mainHeapMax,

@@ -8,6 +8,9 @@ export interface CommitSample {
   readonly kind: 'commit';
   readonly at: number;
   readonly ms: number;
+  /** Of `ms`: on a CPU, and runnable but waiting for one (Linux schedstat of this thread); the rest was blocked (I/O). */
+  readonly cpuMs: number;
+  readonly queueMs: number;
   readonly chunks: number;
   readonly rawBytes: number;
   readonly records: number;
@@ -22,6 +25,9 @@ export interface WorkerSample {
   readonly elu: number;
   /** V8 heap of the history worker thread (bytes). */
   readonly heapUsed: number;
+  /** Cumulative CPU and run-queue time of the history worker thread (ms). */
+  readonly cpuMs: number;
+  readonly queueMs: number;
   readonly heapTotal: number;
   readonly pool: {
     readonly completed: number;
@@ -31,4 +37,14 @@ export interface WorkerSample {
     readonly waitMeanMs: number;
     readonly waitP99Ms: number;
   } | null;
+}
+
+/** CPU and run-queue wait of the calling thread, in ms (Linux /proc/thread-self/schedstat; zeros elsewhere). */
+export function threadTimes(read: (path: string) => string): { cpuMs: number; queueMs: number } {
+  try {
+    const [cpu, queue] = read('/proc/thread-self/schedstat').trim().split(/\s+/).map(Number);
+    return { cpuMs: (cpu ?? 0) / 1e6, queueMs: (queue ?? 0) / 1e6 };
+  } catch {
+    return { cpuMs: 0, queueMs: 0 };
+  }
 }

@@ -6,6 +6,7 @@
 // Samples go to the bench's main thread over a BroadcastChannel; nothing of
 // the product's behaviour changes.
 
+import { readFileSync } from 'node:fs';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
@@ -13,7 +14,9 @@ import { Piscina } from 'piscina';
 import { HistoryActor } from '../../actors/history-actor.ts';
 import type { HistoryMessage } from '../../protocols/history.ts';
 import type { CommitResult } from '../../src/store/commit.ts';
-import { BENCH_CHANNEL, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
+import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
+
+const times = (): { cpuMs: number; queueMs: number } => threadTimes((path) => readFileSync(path, 'utf8'));
 
 const channel = new BroadcastChannel(BENCH_CHANNEL);
 channel.unref();
@@ -28,15 +31,19 @@ Piscina.prototype.run = function run(this: Piscina, ...args: Parameters<typeof o
 const originalHandle = HistoryActor.prototype.handle;
 HistoryActor.prototype.handle = function handle(this: HistoryActor, message: HistoryMessage) {
   if (message.type !== 'commit') return originalHandle.call(this, message);
+  const before = times();
   const started = performance.now();
   const result = originalHandle.call(this, message) as CommitResult;
   const ms = performance.now() - started;
+  const after = times();
   let rawBytes = 0;
   for (const chunk of message.chunks) rawBytes += chunk.bytes.length;
   const sample: CommitSample = {
     kind: 'commit',
     at: performance.timeOrigin + started,
     ms,
+    cpuMs: after.cpuMs - before.cpuMs,
+    queueMs: after.queueMs - before.queueMs,
     chunks: message.chunks.length,
     rawBytes,
     records: result.records,
@@ -59,6 +66,7 @@ setInterval(() => {
     at: Date.now(),
     elu: delta.utilization,
     heapUsed: heap.used_heap_size,
+    ...times(),
     heapTotal: heap.total_heap_size,
     pool:
       pool === null || h === undefined

@@ -64,7 +64,9 @@ export function rows(max: IngestOutcome | null, spec: IngestOutcome | null, stor
   for (const [label, o] of [['max', max], ['spec', spec]] as const) {
     if (o === null) continue;
     const c = o.run.commits;
+    const cpu = o.run.commitCpu;
     out.push({ figure: `pace ${label}: writer batch p50 / p99`, value: `${f1(c.p50)} / ${f1(c.p99)} ms (max ${f1(c.max)}, ${c.count} batches)`, target: 'p99 <= 50 ms', verdict: verdict(c.p99 <= 50) });
+    out.push({ figure: `pace ${label}: same batches, writer-thread CPU`, value: `${f1(cpu.p50)} / ${f1(cpu.p99)} ms (run-queue wait p99 ${f1(o.run.commitQueue.p99)} ms)`, target: '(p99 <= 50 ms)', verdict: verdict(cpu.p99 <= 50) });
     const e = o.run.eld;
     out.push({
       figure: `pace ${label}: broker event-loop delay p99`,
@@ -106,12 +108,14 @@ export function details(max: IngestOutcome | null, stores: readonly StoreRunResu
   }
   for (const store of stores) {
     for (const v of store.results) {
-      out.push(`variant ${v.variant.padEnd(12)} ${f1(v.rawBytes / MiB / v.seconds).padStart(6)} MiB/s wall, ${f1(v.rawBytes / MiB / v.cpuSeconds).padStart(6)} MiB/cpu-s, batch p50/p99 ${f1(v.batches.p50)}/${f1(v.batches.p99)} ms, db ${f2(v.dbBytes / v.rawBytes)} B/B`);
+      out.push(`variant ${v.variant.padEnd(12)} ${f1(v.rawBytes / MiB / v.seconds).padStart(6)} MiB/s wall, ${f1(v.rawBytes / MiB / v.cpuSeconds).padStart(6)} MiB/cpu-s, batch p50/p99 ${f1(v.batches.p50)}/${f1(v.batches.p99)} ms (CPU ${f1(v.batchesCpu?.p50 ?? 0)}/${f1(v.batchesCpu?.p99 ?? 0)}), db ${f2(v.dbBytes / v.rawBytes)} B/B`);
     }
   }
   if (max !== null) {
     const r = max.run;
-    out.push(`pace max: history worker thread busy (ELU) mean ${f2(r.workerElu.mean)}, p50 ${f2(r.workerElu.p50)}; writer commits ${f1(r.commits.total / 1000)} s of ${f1(r.elapsedMs / 1000)} s wall; cpu ${f1(r.cpuSeconds)} s`);
+    const w = r.threads.worker;
+    out.push(`pace max: history worker thread busy (ELU) mean ${f2(r.workerElu.mean)}, p50 ${f2(r.workerElu.p50)}; writer commits ${f1(r.commits.total / 1000)} s wall (${f1(r.commitCpu.total / 1000)} s CPU) of ${f1(r.elapsedMs / 1000)} s; process CPU ${f1(r.cpuSeconds)} s`);
+    out.push(`pace max: thread CPU / run-queue wait: history worker ${w === null ? '?' : `${f1(w.cpuMs / 1000)} / ${f1(w.queueMs / 1000)} s`}, main ${f1(r.threads.main.cpuMs / 1000)} / ${f1(r.threads.main.queueMs / 1000)} s; other threads (parser pool, libuv, GC) ${f1(r.cpuSeconds - (w?.cpuMs ?? 0) / 1000 - r.threads.main.cpuMs / 1000)} s CPU`);
     out.push(`pace max: chunks per batch p50 ${r.commitChunks.p50}, documents per batch p50 ${r.commitDocs.p50}; product status window p50/p99 ${f1(r.finalStatus?.batches.p50Ms ?? 0)}/${f1(r.finalStatus?.batches.p99Ms ?? 0)} ms`);
     out.push(`pace max: heaps (V8 total) history worker ${f1(r.workerHeapMax / MiB)} MiB, main thread ${f1(r.mainHeapMax / MiB)} MiB; RSS samples ${r.rssSamples.filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 8)) === 0).map((x) => f1(x.rss / MiB)).join(' ')}`);
     if (r.pool !== null) out.push(`pace max: parser pool ${r.pool.completed} tasks, run mean ${f1(r.pool.runMeanMs)} ms (p99 ${f1(r.pool.runP99Ms)}), queue wait mean ${f1(r.pool.waitMeanMs)} ms (p99 ${f1(r.pool.waitP99Ms)})`);

@@ -26,13 +26,18 @@ export interface IngestRunResult {
   readonly eld: { readonly resolutionMs: number; readonly idleBefore: EldSummary; readonly ingest: EldSummary; readonly idleAfter: EldSummary };
   /** Every writer batch (commit message), instrumented. */
   readonly commits: Summary;
+  /** The same batches: CPU time and run-queue wait of the history worker thread inside each. */
+  readonly commitCpu: Summary;
+  readonly commitQueue: Summary;
   readonly commitRaw: number;
   readonly commitChunks: Summary;
   readonly commitDocs: Summary;
-  /** [epoch ms, ms, chunks, raw bytes, documents] per batch. */
-  readonly commitSamples: ReadonlyArray<readonly [number, number, number, number, number]>;
+  /** [epoch ms, ms, cpu ms, queue ms, chunks, raw bytes, documents] per batch. */
+  readonly commitSamples: ReadonlyArray<readonly [number, number, number, number, number, number, number]>;
   /** History worker thread event-loop utilization, one sample a second. */
   readonly workerElu: Summary;
+  /** Whole-run CPU and run-queue wait (ms) of the main (broker) thread and the history worker thread. */
+  readonly threads: { readonly main: { cpuMs: number; queueMs: number }; readonly worker: { cpuMs: number; queueMs: number } | null };
   readonly pool: WorkerSample['pool'];
   /** Largest V8 heap of the history worker thread and of the main thread (bytes). */
   readonly workerHeapMax: number;

@@ -16,11 +16,12 @@
 //   writer-nofts  the same without the FTS table (where the FTS cost goes).
 
 import Database from 'better-sqlite3';
-import { rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import { openWriter } from '../../src/store/open.ts';
 import type { CommitChunk } from '../../src/store/commit.ts';
 import { HistoryWriter } from '../../src/store/writer.ts';
 import { batches, type DerivedChunk } from './derive.ts';
+import { threadTimes } from './instrument-worker-channel.ts';
 import { summarize, type Summary } from './stats.ts';
 
 export const VARIANTS = ['baseline', 'blob', 'fts', 'writer', 'writer-nofts'] as const;
@@ -35,7 +36,27 @@ export interface VariantResult {
   readonly documents: number;
   readonly records: number;
   readonly batches: Summary;
+  /** CPU time of this (the only) thread inside each batch. */
+  readonly batchesCpu: Summary;
   readonly dbBytes: number;
+}
+
+const cpuNow = (): number => threadTimes((path) => readFileSync(path, 'utf8')).cpuMs;
+
+interface Timed {
+  ms: number[];
+  cpuMs: number[];
+  docs: number;
+  records: number;
+}
+
+/** Run `body` timing wall and thread CPU. */
+function timed(samples: Timed, body: () => void): void {
+  const c0 = cpuNow();
+  const t0 = performance.now();
+  body();
+  samples.ms.push(performance.now() - t0);
+  samples.cpuMs.push(cpuNow() - c0);
 }
 
 function removeDb(path: string): void {
@@ -64,36 +85,30 @@ function openPlain(path: string): Database.Database {
   return db;
 }
 
-function runPlain(path: string, groups: DerivedChunk[][], blobs: boolean, fts: boolean): { ms: number[]; docs: number; records: number } {
+function runPlain(path: string, groups: DerivedChunk[][], blobs: boolean, fts: boolean): Timed {
   const db = openPlain(path);
   db.exec('CREATE TABLE blobs(id INTEGER PRIMARY KEY, raw BLOB NOT NULL)');
   db.exec("CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='unicode61')");
   const insertBlob = db.prepare('INSERT INTO blobs (raw) VALUES (?)');
   const insertDoc = db.prepare('INSERT INTO docs (body) VALUES (?)');
-  let docs = 0;
-  let records = 0;
+  const out: Timed = { ms: [], cpuMs: [], docs: 0, records: 0 };
   const commit = db.transaction((group: DerivedChunk[]) => {
     for (const chunk of group) {
       if (blobs) {
         insertBlob.run(chunk.result.bytes);
-        records++;
+        out.records++;
       }
       if (!fts) continue;
       for (const segment of chunk.result.segments) {
         if (segment.text === '') continue;
         insertDoc.run(segment.text);
-        docs++;
+        out.docs++;
       }
     }
   });
-  const ms: number[] = [];
-  for (const group of groups) {
-    const t0 = performance.now();
-    commit.immediate(group);
-    ms.push(performance.now() - t0);
-  }
+  for (const group of groups) timed(out, () => commit.immediate(group));
   db.close();
-  return { ms, docs, records };
+  return out;
 }
 
 function toCommitChunk(chunk: DerivedChunk): CommitChunk {
@@ -112,24 +127,22 @@ function toCommitChunk(chunk: DerivedChunk): CommitChunk {
   };
 }
 
-function runWriter(path: string, groups: DerivedChunk[][], fts: boolean): { ms: number[]; docs: number; records: number } {
+function runWriter(path: string, groups: DerivedChunk[][], fts: boolean): Timed {
   const db = openWriter(path, { fts });
   const writer = new HistoryWriter(db);
   const plans = new Map(groups.flat().map((c) => [c.file.plan.id, c.file.plan]));
   writer.register([...plans.values()]);
   const commitGroups = groups.map((g) => g.map(toCommitChunk));
-  let docs = 0;
-  let records = 0;
-  const ms: number[] = [];
+  const out: Timed = { ms: [], cpuMs: [], docs: 0, records: 0 };
   for (const group of commitGroups) {
-    const t0 = performance.now();
-    const result = writer.commit(group);
-    ms.push(performance.now() - t0);
-    docs += result.documents;
-    records += result.records;
+    timed(out, () => {
+      const result = writer.commit(group);
+      out.docs += result.documents;
+      out.records += result.records;
+    });
   }
   db.close();
-  return { ms, docs, records };
+  return out;
 }
 
 export function runVariant(variant: Variant, chunks: readonly DerivedChunk[], path: string): VariantResult {
@@ -138,7 +151,7 @@ export function runVariant(variant: Variant, chunks: readonly DerivedChunk[], pa
   const rawBytes = chunks.reduce((n, c) => n + c.result.bytes.length, 0);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  let run: { ms: number[]; docs: number; records: number };
+  let run: Timed;
   switch (variant) {
     case 'baseline':
       run = runPlain(path, groups, true, true);
@@ -162,5 +175,5 @@ export function runVariant(variant: Variant, chunks: readonly DerivedChunk[], pa
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const dbBytes = fileBytes(path);
   removeDb(path);
-  return { variant, seconds, cpuSeconds, rawBytes, documents: run.docs, records: run.records, batches: summarize(run.ms), dbBytes };
+  return { variant, seconds, cpuSeconds, rawBytes, documents: run.docs, records: run.records, batches: summarize(run.ms), batchesCpu: summarize(run.cpuMs), dbBytes };
 }
