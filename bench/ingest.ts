@@ -100,7 +100,7 @@ const table = formatTable(rows(ingests.get('max') ?? null, ingests.get('spec') ?
 const extra = details(ingests.get('max') ?? null, stores);
 const report = [
   `$ ${command}`,
-  `corpus: ${spec.dir} (node ../shared/fixtures/make-corpus.mjs <dir> --bytes ${spec.bytes} --huge-line-mb ${spec.hugeLineMb} --huge-file-mb ${spec.hugeFileMb}); OpenCode's opencode.db is not captured by this build, so source bytes are the Claude + Codex files captured`,
+  `corpus: ${spec.dir} (node ../shared/fixtures/make-corpus.mjs <dir> --bytes ${spec.bytes} --huge-line-mb ${spec.hugeLineMb} --huge-file-mb ${spec.hugeFileMb}); OpenCode's opencode.db is left out of both sides (XDG_DATA_HOME points elsewhere): source bytes are the Claude + Codex files captured`,
   `machine: load ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end`,
   table,
   ...extra.map((l) => `  ${l}`),

@@ -48,18 +48,22 @@ export function ensureCorpus(spec: CorpusSpec, log: (line: string) => void): { g
   return { generated, manifestBytes: parsed.totals.all.bytes };
 }
 
-/** Environment that makes the product read the corpus and write into `bridgeHome`. */
-export function corpusEnv(corpus: string, bridgeHome: string, extra: Record<string, string> = {}): Record<string, string> {
+/**
+ * Environment that makes the product read the corpus and write into
+ * `bridgeHome`. OpenCode is left out unless asked for: the baseline is built
+ * from the JSONL files (Claude and Codex), so both sides capture the same
+ * bytes; XDG_DATA_HOME then names a folder that does not exist.
+ */
+export function corpusEnv(corpus: string, bridgeHome: string, options: { opencode?: boolean } = {}): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'OPENCODE_DB') env[k] = v;
   return {
     ...env,
     HOME: corpus,
     AGENT_BRIDGE_HOME: bridgeHome,
     CLAUDE_CONFIG_DIR: join(corpus, '.claude'),
     CODEX_HOME: join(corpus, '.codex'),
-    XDG_DATA_HOME: join(corpus, '.local/share'),
-    ...extra,
+    XDG_DATA_HOME: options.opencode === true ? join(corpus, '.local/share') : join(bridgeHome, 'no-opencode'),
   };
 }
 

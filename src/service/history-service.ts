@@ -13,6 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { deserializeError, HistoryError } from '../../protocols/errors.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
+import { LIMITS } from '../config/limits.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 
 export interface HistoryServiceOptions {
@@ -98,6 +99,7 @@ export class HistoryService {
     const worker = new Worker(new URL('../../actors/ts-entry.mjs', import.meta.url), {
       workerData: { entry: new URL('../../actors/history-worker.ts', import.meta.url).href },
       name: 'agent-bridge-history',
+      resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
     });
     this.worker = worker;
     this.api = wrap<HistoryWorkerApi>(nodeEndpoint(worker as never));
