@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import type { ParseResult, ParseTask } from '../protocols/records.ts';
+import { LIMITS } from '../src/config/limits.ts';
 
 /** Parser threads: one less than the cores (the writer needs one), at least one, at most four. */
 export function parserThreads(env: NodeJS.ProcessEnv = process.env): number {
@@ -24,6 +25,7 @@ export class ParserPool {
       idleTimeout: 30_000,
       // Bounded: lanes read ahead at most readAheadChunks each, a reindex step sends 16.
       maxQueue: 256,
+      resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
     });
   }
 

@@ -23,6 +23,7 @@ import { LIMITS, type Limits } from '../src/config/limits.ts';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
+import { lowerThreadPriority } from '../src/os/thread-priority.ts';
 import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-request.ts';
 import { Scheduler } from '../src/ingest/scheduler.ts';
 import { migrationRate } from '../src/migration/pace-config.ts';
@@ -91,6 +92,8 @@ export class Supervisor {
       return;
     }
     this.phase = 'starting';
+    // Before the parser pool exists, so that its threads inherit the lower priority.
+    lowerThreadPriority(options.env as NodeJS.ProcessEnv);
     this.tryElect();
     if (options.mode === 'serve') this.statusTimer = setInterval(() => this.publishStatus(), STATUS_EVERY_MS).unref();
   }

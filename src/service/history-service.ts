@@ -20,6 +20,7 @@ import { deserializeError, HistoryError } from '../../protocols/errors.ts';
 import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
+import { LIMITS } from '../config/limits.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 
@@ -84,6 +85,7 @@ function spawnThread(entry: string, name: string): Worker {
   return new Worker(new URL('../../actors/ts-entry.mjs', import.meta.url), {
     workerData: { entry: new URL(entry, import.meta.url).href },
     name,
+    resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
   });
 }
 

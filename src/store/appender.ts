@@ -3,10 +3,19 @@
 // an identical record already present is reused (a replay after a crash or a
 // reindex), a different one at the same (source, generation, offset) is a
 // conflict that fails the whole transaction.
+//
+// Documents are queued by addDocument and inserted by flushDocuments, many
+// rows per statement. Why: history_documents has an AFTER INSERT trigger that
+// writes history_fts, so every INSERT on it runs under a statement savepoint,
+// and FTS5 flushes its pending terms to a new segment at every savepoint.
+// One statement per document therefore made one FTS segment per document
+// (and the merge work to match); one statement per group of documents makes
+// one segment per group. Every caller flushes before its transaction ends.
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { Agent, Kind } from '../../protocols/records.ts';
 import type { ConversationRow } from './conversations.ts';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.ts';
 
 export interface DocumentInput {
@@ -35,20 +44,30 @@ export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;
 }
 
+/** Rows per multi-row document insert (12 parameters each, far below SQLite's limit). */
+const DOCUMENT_GROUP = 128;
+
+interface PendingDocument {
+  readonly id: string;
+  readonly params: readonly unknown[];
+  readonly record: number;
+  readonly conversation: number;
+  readonly line: number;
+  readonly length: number;
+}
+
 export class RecordAppender {
   private readonly insertRecord;
   private readonly existingRecord;
-  private readonly insertDocument;
+  private readonly insertDocuments = new Map<number, Statement>();
   private readonly insertRef;
+  private pending: PendingDocument[] = [];
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.insertRecord = db.prepare(
       "INSERT OR IGNORE INTO conversation_records (source, generation, offset, conversation, at, raw, body, part) VALUES (?, ?, ?, ?, ?, ?, '', ?)",
     );
     this.existingRecord = db.prepare('SELECT id, conversation, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?');
-    this.insertDocument = db.prepare(
-      "INSERT OR IGNORE INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor) VALUES (?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)",
-    );
     this.insertRef = db.prepare('INSERT OR IGNORE INTO history_document_refs (doc, record, conversation, line) VALUES (?, ?, ?, ?)');
   }
 
@@ -82,24 +101,68 @@ export class RecordAppender {
     return Buffer.compare(Buffer.from(existing.raw), Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)) === 0 ? existing.id : undefined;
   }
 
-  /** Add a document for a record (a document that exists already is kept). */
+  /** Queue a document for a record (inserted by the next flushDocuments; one that exists already is kept). */
   addDocument(record: number, conversation: ConversationRow, doc: DocumentInput, totals: AppendTotals): void {
     if (doc.text === '') return;
-    const info = this.insertDocument.run(
-      documentId(record, doc.offset),
-      doc.kind ?? conversation.kind,
-      doc.agent ?? conversation.agent,
-      Math.trunc(doc.at),
-      doc.text,
-      doc.message ?? null,
-      doc.job === undefined ? conversation.job : doc.job,
-      doc.run ?? null,
-      doc.session === undefined ? conversation.session : doc.session,
-      String(doc.line),
-    );
-    if (info.changes === 0) return;
-    this.insertRef.run(info.lastInsertRowid, record, conversation.rowid, doc.line);
-    totals.documents++;
-    totals.bodyBytes += doc.text.length;
+    const id = documentId(record, doc.offset);
+    this.pending.push({
+      id,
+      params: [
+        id,
+        doc.kind ?? conversation.kind,
+        doc.agent ?? conversation.agent,
+        Math.trunc(doc.at),
+        doc.text,
+        doc.message ?? null,
+        doc.job === undefined ? conversation.job : doc.job,
+        doc.run ?? null,
+        doc.session === undefined ? conversation.session : doc.session,
+        String(doc.line),
+      ],
+      record,
+      conversation: conversation.rowid,
+      line: doc.line,
+      length: doc.text.length,
+    });
+    if (this.pending.length >= DOCUMENT_GROUP) this.flushDocuments(totals);
+  }
+
+  /** Insert the queued documents and their refs, in the caller's transaction. */
+  flushDocuments(totals: AppendTotals): void {
+    const queued = this.pending;
+    this.pending = [];
+    for (let start = 0; start < queued.length; start += DOCUMENT_GROUP) {
+      const group = queued.slice(start, start + DOCUMENT_GROUP);
+      const byId = new Map<string, PendingDocument>();
+      const params: unknown[] = [];
+      for (const doc of group) {
+        if (!byId.has(doc.id)) byId.set(doc.id, doc);
+        params.push(...doc.params);
+      }
+      const inserted = this.documentsStatement(group.length).all(...params) as Array<{ rowid: number; id: string }>;
+      for (const row of inserted) {
+        const doc = byId.get(row.id) as PendingDocument;
+        this.insertRef.run(row.rowid, doc.record, doc.conversation, doc.line);
+        totals.documents++;
+        totals.bodyBytes += doc.length;
+      }
+    }
+  }
+
+  /** Drop queued documents (their transaction rolled back). */
+  discardDocuments(): void {
+    this.pending = [];
+  }
+
+  private documentsStatement(rows: number): Statement {
+    let statement = this.insertDocuments.get(rows);
+    if (statement === undefined) {
+      const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)").join(', ');
+      statement = this.db.prepare(
+        `INSERT OR IGNORE INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor) VALUES ${values} RETURNING rowid, id`,
+      );
+      this.insertDocuments.set(rows, statement);
+    }
+    return statement;
   }
 }

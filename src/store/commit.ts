@@ -138,6 +138,17 @@ export class ChunkCommitter {
    * ingestors cut inline copies differently).
    */
   apply(chunk: CommitChunk, state: RouteState, totals: CommitTotals, mode: 'capture' | 'rebuild' = 'capture'): RouteState {
+    try {
+      const next = this.applyChunk(chunk, state, totals, mode);
+      this.appender.flushDocuments(totals);
+      return next;
+    } catch (error) {
+      this.appender.discardDocuments();
+      throw error;
+    }
+  }
+
+  private applyChunk(chunk: CommitChunk, state: RouteState, totals: CommitTotals, mode: 'capture' | 'rebuild'): RouteState {
     const own = this.conversations.get(chunk.conversation);
     if (own === undefined) throw new Error(`source ${chunk.source} has no conversation ${chunk.conversation}`);
     if (chunk.project !== null) this.conversations.setProject(own.id, chunk.project);

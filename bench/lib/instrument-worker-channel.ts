@@ -1,0 +1,50 @@
+// What bench/lib/instrument-worker.ts (in the history worker thread) sends to
+// the bench's main thread. Kept apart so the main thread can import it
+// without loading the instrumented worker entry itself.
+
+export const BENCH_CHANNEL = 'agent-bridge-bench';
+
+export interface CommitSample {
+  readonly kind: 'commit';
+  readonly at: number;
+  readonly ms: number;
+  /** Of `ms`: on a CPU, and runnable but waiting for one (Linux schedstat of this thread); the rest was blocked (I/O). */
+  readonly cpuMs: number;
+  readonly queueMs: number;
+  readonly chunks: number;
+  readonly rawBytes: number;
+  readonly records: number;
+  readonly documents: number;
+  readonly bodyBytes: number;
+}
+
+export interface WorkerSample {
+  readonly kind: 'worker';
+  readonly at: number;
+  /** Event-loop utilization of the history worker thread since the previous sample. */
+  readonly elu: number;
+  /** V8 heap of the history worker thread (bytes). */
+  readonly heapUsed: number;
+  /** Cumulative CPU and run-queue time of the history worker thread (ms). */
+  readonly cpuMs: number;
+  readonly queueMs: number;
+  readonly heapTotal: number;
+  readonly pool: {
+    readonly completed: number;
+    readonly utilization: number;
+    readonly runMeanMs: number;
+    readonly runP99Ms: number;
+    readonly waitMeanMs: number;
+    readonly waitP99Ms: number;
+  } | null;
+}
+
+/** CPU and run-queue wait of the calling thread, in ms (Linux /proc/thread-self/schedstat; zeros elsewhere). */
+export function threadTimes(read: (path: string) => string): { cpuMs: number; queueMs: number } {
+  try {
+    const [cpu, queue] = read('/proc/thread-self/schedstat').trim().split(/\s+/).map(Number);
+    return { cpuMs: (cpu ?? 0) / 1e6, queueMs: (queue ?? 0) / 1e6 };
+  } catch {
+    return { cpuMs: 0, queueMs: 0 };
+  }
+}

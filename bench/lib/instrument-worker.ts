@@ -1,0 +1,86 @@
+// Entry of the history worker thread under the bench: the product's own
+// actors/history-worker.ts, with two measuring wrappers installed first:
+// - every `commit` message to the history actor is timed (the same span the
+//   scheduler's latency window measures, but every sample, not the last 1000);
+// - the parser pool (piscina) is captured to report its run/wait times.
+// Samples go to the bench's main thread over a BroadcastChannel; nothing of
+// the product's behaviour changes.
+
+import { readFileSync } from 'node:fs';
+import { BroadcastChannel, workerData } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import { Piscina } from 'piscina';
+import { HistoryActor } from '../../actors/history-actor.ts';
+import type { HistoryMessage } from '../../protocols/history.ts';
+import type { CommitResult } from '../../src/store/commit.ts';
+import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
+
+const times = (): { cpuMs: number; queueMs: number } => threadTimes((path) => readFileSync(path, 'utf8'));
+
+const channel = new BroadcastChannel(BENCH_CHANNEL);
+channel.unref();
+let pool: Piscina | null = null;
+
+const originalRun = Piscina.prototype.run;
+Piscina.prototype.run = function run(this: Piscina, ...args: Parameters<typeof originalRun>) {
+  pool ??= this;
+  return originalRun.apply(this, args);
+};
+
+const originalHandle = HistoryActor.prototype.handle;
+HistoryActor.prototype.handle = function handle(this: HistoryActor, message: HistoryMessage) {
+  if (message.type !== 'commit') return originalHandle.call(this, message);
+  const before = times();
+  const started = performance.now();
+  const result = originalHandle.call(this, message) as CommitResult;
+  const ms = performance.now() - started;
+  const after = times();
+  let rawBytes = 0;
+  for (const chunk of message.chunks) rawBytes += chunk.bytes.length;
+  const sample: CommitSample = {
+    kind: 'commit',
+    at: performance.timeOrigin + started,
+    ms,
+    cpuMs: after.cpuMs - before.cpuMs,
+    queueMs: after.queueMs - before.queueMs,
+    chunks: message.chunks.length,
+    rawBytes,
+    records: result.records,
+    documents: result.documents,
+    bodyBytes: result.bodyBytes,
+  };
+  channel.postMessage(sample);
+  return result;
+} as typeof originalHandle;
+
+let lastElu = performance.eventLoopUtilization();
+setInterval(() => {
+  const now = performance.eventLoopUtilization();
+  const delta = performance.eventLoopUtilization(now, lastElu);
+  lastElu = now;
+  const h = pool?.histogram;
+  const heap = getHeapStatistics();
+  const sample: WorkerSample = {
+    kind: 'worker',
+    at: Date.now(),
+    elu: delta.utilization,
+    heapUsed: heap.used_heap_size,
+    ...times(),
+    heapTotal: heap.total_heap_size,
+    pool:
+      pool === null || h === undefined
+        ? null
+        : {
+            completed: pool.completed,
+            utilization: pool.utilization,
+            runMeanMs: h.runTime.mean,
+            runP99Ms: h.runTime.p99,
+            waitMeanMs: h.waitTime.mean,
+            waitP99Ms: h.waitTime.p99,
+          },
+  };
+  channel.postMessage(sample);
+}, 1000).unref();
+
+await import((workerData as { realEntry: string }).realEntry);
