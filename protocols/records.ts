@@ -61,6 +61,13 @@ export interface ParseTask {
    * chunk boundary stays findable.
    */
   readonly carry: string;
+  /**
+   * The chunk ends inside a line whose next bytes are already captured or on
+   * disk: its trailing token becomes the next chunk's carry, so this chunk's
+   * last fragment leaves it out. False at the end of what exists (an
+   * unfinished last line keeps its last word findable).
+   */
+  readonly continues: boolean;
   readonly context: ChunkContext;
 }
 

@@ -55,7 +55,7 @@ describe('chunking', () => {
         else if (!atEof) assert.equal(utf8Boundary(chunk), chunk.length, 'never inside a UTF-8 sequence');
 
         const result = parseJsonlChunk(
-          { format: 'claude', bytes: new Uint8Array(chunk), offset, startsMidLine: midLine, carry: '', context: { conversation: 'claude:s', session: 's', ownAgentId: null } },
+          { format: 'claude', bytes: new Uint8Array(chunk), offset, startsMidLine: midLine, carry: '', continues: !atEof, context: { conversation: 'claude:s', session: 's', ownAgentId: null } },
           claudeDecoder,
         );
         let covered = offset;

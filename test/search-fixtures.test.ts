@@ -14,6 +14,10 @@ import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
 import { type FixtureHome, type FixtureManifest, fixtureHome } from './search-support/homes.ts';
 
+function collapsed(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 const ORCHARD = '/home/fixture/work/orchard_app.v2';
 const WINDOWS = 'C:\\Users\\fixture\\work\\game';
 
@@ -70,6 +74,10 @@ for (const engine of ['fts5', 'plain'] as const) {
       return result.hits;
     }
 
+    function bodyOf(hit: SearchHit): string {
+      return db.prepare('SELECT body FROM history_documents WHERE id = ?').pluck().get(hit.id) as string;
+    }
+
     function perFile(hits: readonly SearchHit[]): Record<string, number> {
       const counts: Record<string, number> = {};
       for (const hit of hits) counts[fileOf(hit)] = (counts[fileOf(hit)] ?? 0) + 1;
@@ -97,6 +105,7 @@ for (const engine of ['fts5', 'plain'] as const) {
           assert.equal(hit.project, projectOf(fileOf(hit)));
           assert.ok(hit.snippet.length > 0 && hit.snippet.length <= 320, `${keyword} snippet length ${hit.snippet.length}`);
           assert.doesNotMatch(hit.snippet, /\s{2}/, 'snippet whitespace is collapsed');
+          assert.ok(collapsed(bodyOf(hit)).includes(hit.snippet.replace(/^…|…$/g, '')), `${keyword}: the snippet of ${hit.id} comes from its own document`);
           assert.ok(hit.link.startsWith('/api/conversations/'), hit.link);
         }
         const other = info.agent === 'claude' ? 'codex' : 'claude';

@@ -51,15 +51,16 @@ export function deriveFile(file: CapturedFile, into: DerivedChunk[], clock: { pa
       if (length === 0) return;
       // A copy of exactly the chunk's bytes, as the lane transfers its buffer.
       const bytes = buffer.slice(0, length);
+      const endsLine = bytes[length - 1] === 10;
       const task: ParseTask = {
         format: file.plan.format,
         bytes,
         offset,
         startsMidLine,
         carry,
+        continues: !endsLine && (length < read || read === buffer.length),
         context: { conversation: file.plan.conversation.id, session: file.plan.conversation.session, ownAgentId: file.plan.ownAgentId },
       };
-      const endsLine = bytes[length - 1] === 10;
       carry = endsLine ? '' : carryFrom(bytes.subarray(Math.max(0, length - CARRY_MAX)));
       startsMidLine = !endsLine;
       const t1 = performance.now();

@@ -232,6 +232,7 @@ export class Lane {
       offset,
       startsMidLine: this.startsMidLine,
       carry: this.carry,
+      continues: !endsLine && end < after.size,
       context: this.source.context,
     };
     this.carry = endsLine ? '' : carryFrom(bytes.subarray(Math.max(0, length - CARRY_MAX)));

@@ -100,22 +100,25 @@ export class Reindexer {
     let midLine = progress.midLine;
     let carry = progress.carry;
     const parsed: Array<Promise<CommitChunk>> = [];
-    for (const record of records) {
+    for (const [i, record] of records.entries()) {
       if (record.generation !== generation) {
         generation = record.generation;
         midLine = false;
         carry = '';
       }
       const bytes = new Uint8Array(record.raw);
+      const endsLine = bytes.length > 0 && bytes[bytes.length - 1] === 10;
+      // The last record of a step may look unfinished when its line goes on in the next step; it keeps its token.
+      const following = records[i + 1];
       const task: ParseTask = {
         format,
         bytes,
         offset: record.offset,
         startsMidLine: midLine,
         carry,
+        continues: !endsLine && following !== undefined && following.generation === record.generation,
         context: { conversation: file.conversation, session: file.session, ownAgentId },
       };
-      const endsLine = bytes.length > 0 && bytes[bytes.length - 1] === 10;
       midLine = bytes.length > 0 ? !endsLine : midLine;
       carry = endsLine ? '' : trailingToken(Buffer.from(bytes.subarray(Math.max(0, bytes.length - CARRY_MAX))).toString('utf8'));
       parsed.push(this.toChunk(task, file, record));

@@ -10,7 +10,7 @@
 // 100 MB line stays findable.
 
 import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
-import { fragmentText } from '../text/extract.ts';
+import { fragmentText, withoutTrailingToken } from '../text/extract.ts';
 
 export interface DecodedLine {
   /** Conversation id, or null for the file's own conversation. */
@@ -104,6 +104,7 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         at = timestampFrom(head);
       }
     }
+    if (!complete && task.continues) text = withoutTrailingToken(text);
     segments.push(facts === undefined ? { offset, length: end - pos, continuation, route, text, at, complete } : { offset, length: end - pos, continuation, route, text, at, complete, facts });
     pos = end;
   }
@@ -117,14 +118,16 @@ const NO_HINTS = { cwd: null, parent: null, links: [], malformed: 0 } as const;
 export function parseTextChunk(task: ParseTask): ParseResult {
   const buf = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength);
   if (buf.length === 0) return { bytes: task.bytes, segments: [], hints: NO_HINTS };
+  const complete = buf[buf.length - 1] === 10;
+  const text = task.carry + buf.toString('utf8');
   const segment: Segment = {
     offset: task.offset,
     length: buf.length,
     continuation: false,
     route: null,
-    text: task.carry + buf.toString('utf8'),
+    text: !complete && task.continues ? withoutTrailingToken(text) : text,
     at: null,
-    complete: buf[buf.length - 1] === 10,
+    complete,
   };
   return { bytes: task.bytes, segments: [segment], hints: NO_HINTS };
 }

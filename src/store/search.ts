@@ -49,8 +49,10 @@ function scopeFor(db: Db, layout: Layout, request: SearchRequest, options: Searc
   return buildScope(db, layout, request.filters, { doc, ...(options.projectPaths === undefined ? {} : { projectPaths: options.projectPaths }) });
 }
 
+// better-sqlite3 binds a JS number as REAL, and FTS5 (SQLite 3.53) answers
+// `rowid = <real>` with every match, not the one row: the CAST is required.
 function ftsSnippet(db: Db, parsed: ParsedQuery) {
-  const statement = prepared(db, "SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = ?").pluck();
+  const statement = prepared(db, "SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = CAST(? AS INTEGER)").pluck();
   return (rowid: number, body: string): string => {
     const text = statement.get(parsed.fts, rowid) as string | null | undefined;
     return snippetAround(text !== null && text !== undefined && collapse(text) !== '' ? text : body, parsed.words);

@@ -102,3 +102,12 @@ export function trailingToken(text: string): string {
   const code = text.charCodeAt(start);
   return text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start);
 }
+
+/**
+ * `text` without the token trailingToken carries into the next chunk: the
+ * fragment that ends mid-word indexes the word once, whole, in the next
+ * fragment, not also its first half here.
+ */
+export function withoutTrailingToken(text: string): string {
+  return text.slice(0, text.length - trailingToken(text).length);
+}
