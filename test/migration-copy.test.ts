@@ -1,8 +1,10 @@
-// A real 0.29.x home (fixtures/make-bridge-home.mjs) migrates through the
-// CLI (`ingest --once`: history worker, migrator actor, then ingestion):
-// history.db's legacy tables equal the fixture manifest row for row
+// A real 0.29.x home (fixtures/make-bridge-home.mjs) migrates with the
+// migration runner the history worker runs (here without the ingestion that
+// follows it in the service, which would go on to update cursors and add
+// rows): history.db's legacy tables equal the fixture manifest row for row
 // (bh-row-v1), bridge.db is unchanged, and the snapshot holds only the
-// legacy history tables.
+// legacy history tables. test/migration-ingest.test.ts covers the same
+// migration through `agent-bridge ingest --once`, followed by ingestion.
 //
 // bridge.db is compared twice: its main file's bytes (a read-only reader
 // never writes the main file; SQLite may create -wal/-shm beside it, which is
@@ -19,8 +21,8 @@ import { legacyHome, type TestHome } from './support/bridge-home.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { migrateHome } from '../src/migration/migrate-home.ts';
 import { readMigrationProgress } from '../src/migration/status.ts';
-import { runCli } from './support/cli.ts';
 import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './support/inspect.ts';
+import { migrate } from './support/migrate.ts';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -32,9 +34,7 @@ for (const userVersion of [8, 6] as const) {
     const bridgeDb = join(home.home, 'bridge.db');
     const historyDb = join(home.home, 'history.db');
 
-    const run = await runCli(['ingest', '--once', '--pace', 'max', '--json'], home.env);
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal((JSON.parse(run.stdout) as { status: { migration: { phase: string } } }).status.migration.phase, 'verified');
+    assert.equal((await migrate(home)).phase, 'verified');
 
     // history.db: every legacy table exactly as the fixture wrote it (rowids, types, bytes).
     const legacy = bridge.legacyHistoryTables;

@@ -18,6 +18,7 @@
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
+import { openQueryOnly } from '../store/open.ts';
 
 export type BrokerDb = Database.Database;
 
@@ -30,14 +31,7 @@ export function openBrokerDb(path: string): BrokerDb | null {
   } catch {
     return null;
   }
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: BROKER_BUSY_TIMEOUT_MS });
-  try {
-    db.pragma('query_only = ON');
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  return openQueryOnly(path, BROKER_BUSY_TIMEOUT_MS);
 }
 
 export function tableNames(db: BrokerDb): Set<string> {

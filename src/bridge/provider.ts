@@ -23,7 +23,7 @@
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Limits } from '../config/limits.ts';
-import type { RecordProvider, RetainedRow, RowBatch, RowDocument } from '../ingest/provider.ts';
+import { BatchEffects, type RecordProvider, type RetainedRow, type RowBatch, type RowDocument } from '../ingest/provider.ts';
 import type { HistoryAsk } from '../ingest/scheduler.ts';
 import { AppliedBindings } from './applied.ts';
 import { BridgeBatch } from './batch.ts';
@@ -89,7 +89,7 @@ export class BridgeProvider implements RecordProvider {
   private live: Connection<BridgeQueries> | null = null;
   private archive: Connection<ArchiveQueries> | null = null;
   private readonly problemsByKey = new Map<string, SourceProblem>();
-  private readonly outstanding = new Map<RowBatch, Array<() => void>>();
+  private readonly outstanding = new BatchEffects();
   private readonly applied = new AppliedBindings();
   private readonly now: () => number;
 
@@ -173,7 +173,7 @@ export class BridgeProvider implements RecordProvider {
       return null;
     }
     const rows = batch.toRowBatch(this.name);
-    this.outstanding.set(rows, effects);
+    this.outstanding.hold(rows, effects);
     return rows;
   }
 
@@ -282,12 +282,11 @@ export class BridgeProvider implements RecordProvider {
   }
 
   committed(batch: RowBatch): void {
-    for (const effect of this.outstanding.get(batch) ?? []) effect();
-    this.outstanding.delete(batch);
+    this.outstanding.committed(batch);
   }
 
   abandoned(batch: RowBatch): void {
-    this.outstanding.delete(batch);
+    this.outstanding.abandoned(batch);
   }
 
   problems(): SourceProblem[] {

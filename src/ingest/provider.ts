@@ -69,3 +69,25 @@ export interface RecordProvider {
   documentsFor(row: RetainedRow): RowDocument[];
   close(): Promise<void>;
 }
+
+/**
+ * What a provider's next() advanced, held until its batch is committed (then
+ * applied) or abandoned (then dropped): in-memory cursors never run ahead of
+ * committed records.
+ */
+export class BatchEffects {
+  private readonly pending = new Map<RowBatch, ReadonlyArray<() => void>>();
+
+  hold(batch: RowBatch, effects: ReadonlyArray<() => void>): void {
+    this.pending.set(batch, effects);
+  }
+
+  committed(batch: RowBatch): void {
+    for (const effect of this.pending.get(batch) ?? []) effect();
+    this.pending.delete(batch);
+  }
+
+  abandoned(batch: RowBatch): void {
+    this.pending.delete(batch);
+  }
+}

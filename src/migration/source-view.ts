@@ -1,6 +1,6 @@
 // One consistent read view of bridge.db. The broker owns bridge.db: we open
 // it read-only with query_only=ON (we cannot take its write lock, and never
-// write, vacuum, checkpoint or back it up) and pin a read transaction so that
+// write to it, compact, checkpoint or back it up) and pin a read transaction so that
 // every table of the snapshot comes from the same point in time. In WAL mode
 // a pinned reader keeps the broker's checkpoints from reaching the end of the
 // WAL, so the view is released under sustained pressure and a new one is

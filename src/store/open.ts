@@ -89,6 +89,21 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
 }
 
 /**
+ * Open another program's SQLite file (bridge.db, archive.db, opencode.db)
+ * read-only and query-only: nothing this connection runs can write to it.
+ */
+export function openQueryOnly(path: string, busyTimeoutMs: number): Db {
+  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
+  try {
+    db.pragma('query_only = ON');
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/**
  * Open the store read-only. Returns null when there is no store yet. Readers
  * never create, migrate or checkpoint anything.
  */

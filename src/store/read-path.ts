@@ -4,11 +4,10 @@
 // bridge.db; afterwards, history.db. A home without legacy history tables has
 // nothing to migrate and reads history.db at once.
 
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from './open.ts';
-import { openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
+import { openQueryOnly, openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
 
 export type ReadSource = 'history' | 'legacy' | 'none';
 
@@ -31,10 +30,7 @@ export function migrationVerified(history: Db): boolean {
 /** Open bridge.db the way every reader must: read-only, query_only, short busy timeout. */
 export function openLegacyReader(path: string): Db | null {
   if (!existsSync(path)) return null;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  db.pragma(`busy_timeout = ${READER_BUSY_TIMEOUT_MS}`);
-  db.pragma('query_only = ON');
-  return db;
+  return openQueryOnly(path, READER_BUSY_TIMEOUT_MS);
 }
 
 export function hasLegacyHistory(bridge: Db): boolean {

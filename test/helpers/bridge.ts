@@ -78,7 +78,14 @@ export function prepareHistory(dir: string, options: { legacy?: boolean; origina
       db.exec('DETACH DATABASE legacy');
       if (options.originalHome !== undefined) relocate(db, options.originalHome, dir);
     }
-    db.prepare("INSERT INTO history_migration (version, snapshot, status, manifest) VALUES (1, NULL, 'verified', '{}')").run();
+    // As a verified migration leaves it: the legacy records up to the snapshot's
+    // high-water mark are accounted for, so the tail replay starts after them.
+    db.prepare('ATTACH DATABASE ? AS legacy').run(join(dir, 'bridge.db'));
+    const hasRecords = db.prepare("SELECT 1 FROM legacy.sqlite_master WHERE type = 'table' AND name = 'conversation_records'").get() !== undefined;
+    const highWater = hasRecords ? (db.prepare('SELECT max(id) FROM legacy.conversation_records').pluck().get() as number | null) : null;
+    db.exec('DETACH DATABASE legacy');
+    const manifest = { rowHash: 'bh-row-v1', tables: {}, absent: [], retained: [], recordsHighWater: highWater === null ? null : String(highWater), at: Date.now() };
+    db.prepare("INSERT INTO history_migration (version, snapshot, status, manifest) VALUES (1, NULL, 'verified', ?)").run(JSON.stringify(manifest));
   } finally {
     db.close();
   }

@@ -15,6 +15,7 @@
 
 import Database from 'better-sqlite3';
 import { open, stat } from 'node:fs/promises';
+import { openQueryOnly } from '../../store/open.ts';
 
 export type Db = Database.Database;
 export type AccessMode = 'direct' | 'live' | 'snapshot';
@@ -82,12 +83,5 @@ export function accessMode(kind: 'wal' | 'rollback', files: DbFiles): AccessMode
 
 /** A read-only, query-only connection. */
 export function openReadOnly(path: string): Db {
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: PROVIDER_BUSY_TIMEOUT_MS });
-  try {
-    db.pragma('query_only = ON');
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  return openQueryOnly(path, PROVIDER_BUSY_TIMEOUT_MS);
 }

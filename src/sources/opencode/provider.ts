@@ -9,7 +9,7 @@
 import type { SourceProblem } from '../../../protocols/service.ts';
 import type { HistoryPaths } from '../../config/paths.ts';
 import type { Limits } from '../../config/limits.ts';
-import type { RecordProvider, RetainedRow, RowBatch, RowDocument } from '../../ingest/provider.ts';
+import { BatchEffects, type RecordProvider, type RetainedRow, type RowBatch, type RowDocument } from '../../ingest/provider.ts';
 import type { HistoryAsk } from '../../ingest/scheduler.ts';
 import { OpenCodeDatabase } from './database.ts';
 import { sliceDocuments } from './documents.ts';
@@ -39,7 +39,7 @@ export class OpenCodeProvider implements RecordProvider {
   private readonly budget: StepBudget;
   private readonly now: () => number;
   private locatedAt: number | null = null;
-  private readonly outstanding = new Map<RowBatch, Array<() => void>>();
+  private readonly outstanding = new BatchEffects();
   private readonly carries = new Map<string, Uint8Array>();
 
   constructor(private readonly deps: OpenCodeProviderDeps) {
@@ -76,17 +76,16 @@ export class OpenCodeProvider implements RecordProvider {
       return null;
     }
     const batch: RowBatch = { provider: this.name, records: out.records, cursors: [...out.cursors], links: out.links };
-    this.outstanding.set(batch, out.effects);
+    this.outstanding.hold(batch, out.effects);
     return batch;
   }
 
   committed(batch: RowBatch): void {
-    for (const effect of this.outstanding.get(batch) ?? []) effect();
-    this.outstanding.delete(batch);
+    this.outstanding.committed(batch);
   }
 
   abandoned(batch: RowBatch): void {
-    this.outstanding.delete(batch);
+    this.outstanding.abandoned(batch);
   }
 
   problems(): SourceProblem[] {
