@@ -3,7 +3,8 @@
 // N = 1.9 million gives a little over 1 GiB of legacy raw records; about 580
 // bytes of raw record per bulk row, plus its document and three tags).
 //
-//   node --import tsx bench/migrate.ts [--rows N] [--dir DIR] [--paced-seconds S] [--kill-after S] [--skip uncapped,paced,resume]
+//   node --import tsx bench/migrate.ts [--rows N] [--dir DIR] [--paced-seconds S] [--kill-after S] [--uncapped-seconds S]
+//                                      [--skip uncapped,paced,resume]
 //
 // Same-run baselines (the machine is shared; figures are read against them):
 //   copy      one unchunked INSERT…SELECT of 256 MiB of conversation_records
@@ -17,7 +18,9 @@
 //             latency p99, this thread's event-loop delay. Midway through the
 //             copy pass the service is stopped and a child process resumes the
 //             copy and is SIGKILLed; its restart cost is measured; then the
-//             service finishes the migration.
+//             service finishes the migration. With --uncapped-seconds the
+//             trial stops after S seconds instead and reports the rates and
+//             progress it reached, with the whole run's time extrapolated.
 //   paced     the same at 8 MiB/s for S seconds: measured payload IO rate
 //   resume    a child migrating unpaced is SIGKILLed S seconds into the
 //             snapshot pass; the restart's cost (revalidating saved chunks
@@ -47,6 +50,7 @@ const { values } = parseArgs({
     dir: { type: 'string', default: join(REPO, '.bench-out', 'migrate') },
     'paced-seconds': { type: 'string', default: '60' },
     'kill-after': { type: 'string', default: '20' },
+    'uncapped-seconds': { type: 'string', default: '0' },
     skip: { type: 'string', default: '' },
   },
 });
@@ -54,6 +58,7 @@ const rows = Number(values.rows);
 const dir = resolve(values.dir as string);
 const pacedSeconds = Number(values['paced-seconds']);
 const killAfter = Number(values['kill-after']);
+const uncappedSeconds = Number(values['uncapped-seconds']);
 const skip = new Set((values.skip as string).split(',').filter(Boolean));
 
 const mb = (bytes: number): string => (bytes / MiB).toFixed(1);
@@ -241,100 +246,116 @@ async function service(env: NodeJS.ProcessEnv, options: { pace: 'max' | 'spec'; 
       }
       record((await done).status);
     } else {
-      for (;;) {
-        await sleep(2000);
-        const s = await svc.status();
-        record(s);
-        if (options.until(s, (performance.now() - started) / 1000)) break;
+        for (;;) {
+          await sleep(2000);
+          const s = await svc.status();
+          record(s);
+          if (options.until(s, (performance.now() - started) / 1000)) break;
+        }
       }
+    } finally {
+      await svc.stop();
+      loop.disable();
     }
-  } finally {
-    await svc.stop();
-    loop.disable();
+    const final = last as MigrationProgress | null;
+    if (final === null) throw new Error(`${options.label}: no status`);
+    return { seconds: (performance.now() - started) / 1000, last: final, chunkP99Worst, loop, passes };
   }
-  const final = last as MigrationProgress | null;
-  if (final === null) throw new Error(`${options.label}: no status`);
-  return { seconds: (performance.now() - started) / 1000, last: final, chunkP99Worst, loop, passes };
-}
 
-function printPasses(label: string, passes: Map<string, PassSpan>): void {
-  for (const [pass, span] of passes) {
-    const seconds = span.last - span.first;
-    if (seconds > 0) print(`  ${label} ${pass}: ${mb(span.bytesLast - span.bytesFirst)} MiB payload IO in ${seconds.toFixed(0)} s = ${mb((span.bytesLast - span.bytesFirst) / seconds)} MiB/s`);
+  function printPasses(label: string, passes: Map<string, PassSpan>): void {
+    for (const [pass, span] of passes) {
+      const seconds = span.last - span.first;
+      if (seconds > 0) print(`  ${label} ${pass}: ${mb(span.bytesLast - span.bytesFirst)} MiB payload IO in ${seconds.toFixed(0)} s = ${mb((span.bytesLast - span.bytesFirst) / seconds)} MiB/s`);
+    }
   }
-}
 
-interface ChildEvent {
-  kind?: string;
-  bytes?: number;
-  t: number;
-  done?: string;
-}
+  interface ChildEvent {
+    kind?: string;
+    bytes?: number;
+    t: number;
+    done?: string;
+  }
 
-/** Run the bench child; SIGKILL it when `kill` says so; resolve with the events seen. */
-function child(env: NodeJS.ProcessEnv, kill: (e: ChildEvent, elapsedS: number) => boolean): Promise<{ events: ChildEvent[]; killed: boolean }> {
-  return new Promise((resolvePromise, reject) => {
-    const startedAt = performance.now();
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'migrate-child.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
-    const events: ChildEvent[] = [];
-    let killed = false;
-    createInterface({ input: proc.stdout }).on('line', (text) => {
-      const e = JSON.parse(text) as ChildEvent;
-      events.push(e);
-      if (!killed && kill(e, (performance.now() - startedAt) / 1000)) {
-        killed = true;
-        proc.kill('SIGKILL');
-      }
+  /** Run the bench child; SIGKILL it when `kill` says so; resolve with the events seen. */
+  function child(env: NodeJS.ProcessEnv, kill: (e: ChildEvent, elapsedS: number) => boolean): Promise<{ events: ChildEvent[]; killed: boolean }> {
+    return new Promise((resolvePromise, reject) => {
+      const startedAt = performance.now();
+      const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'migrate-child.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
+      const events: ChildEvent[] = [];
+      let killed = false;
+      createInterface({ input: proc.stdout }).on('line', (text) => {
+        const e = JSON.parse(text) as ChildEvent;
+        events.push(e);
+        if (!killed && kill(e, (performance.now() - startedAt) / 1000)) {
+          killed = true;
+          proc.kill('SIGKILL');
+        }
+      });
+      proc.on('error', reject);
+      proc.on('close', () => resolvePromise({ events, killed }));
     });
-    proc.on('error', reject);
-    proc.on('close', () => resolvePromise({ events, killed }));
-  });
-}
+  }
 
-/** Restart after a kill in `kind`: seconds (child clock, process start included) to its next chunk of that kind. */
-async function restartCost(env: NodeJS.ProcessEnv, kind: string): Promise<{ seconds: number; revalidated: number; revalidatedBytes: number }> {
-  const run = await child(env, (e) => e.kind === kind);
-  const next = run.events.find((e) => e.kind === kind);
-  const revalidation = run.events.filter((e) => e.kind === 'revalidate');
-  return { seconds: (next?.t ?? Number.NaN) / 1000, revalidated: revalidation.length, revalidatedBytes: revalidation.reduce((n, e) => n + (e.bytes ?? 0), 0) };
-}
+  /** Restart after a kill in `kind`: seconds (child clock, process start included) to its next chunk of that kind. */
+  async function restartCost(env: NodeJS.ProcessEnv, kind: string): Promise<{ seconds: number; revalidated: number; revalidatedBytes: number }> {
+    const run = await child(env, (e) => e.kind === kind);
+    const next = run.events.find((e) => e.kind === kind);
+    const revalidation = run.events.filter((e) => e.kind === 'revalidate');
+    return { seconds: (next?.t ?? Number.NaN) / 1000, revalidated: revalidation.length, revalidatedBytes: revalidation.reduce((n, e) => n + (e.bytes ?? 0), 0) };
+  }
 
-async function main(): Promise<void> {
-  print(`bench/migrate: rows ${rows}, dir ${dir}`);
-  const generated = await home();
-  print(`home: ${generated.path} generated in ${generated.generatedS.toFixed(0)} s${generated.reused ? ' (earlier; reused)' : ''}`);
-  print(`  legacy raw records ${mb(generated.rawBytes)} MiB, legacy history payload ${mb(generated.payload)} MiB, bridge.db ${mb(statSync(join(generated.path, 'bridge.db')).size)} MiB`);
-  if (generated.rawBytes < 1024 * MiB) print('  note: less than 1 GiB of raw records; raise --rows for the full-size bench');
+  async function main(): Promise<void> {
+    print(`bench/migrate: rows ${rows}, dir ${dir}`);
+    const generated = await home();
+    print(`home: ${generated.path} generated in ${generated.generatedS.toFixed(0)} s${generated.reused ? ' (earlier; reused)' : ''}`);
+    print(`  legacy raw records ${mb(generated.rawBytes)} MiB, legacy history payload ${mb(generated.payload)} MiB, bridge.db ${mb(statSync(join(generated.path, 'bridge.db')).size)} MiB`);
+    if (generated.rawBytes < 1024 * MiB) print('  note: less than 1 GiB of raw records; raise --rows for the full-size bench');
 
-  const copy = copyBaseline(generated.path, 256 * MiB);
-  const commit = commitBaseline();
-  const idle = await loopBaseline(10);
-  print(`baselines: unchunked INSERT…SELECT ${mb(copy)} MiB/s; two-file FULL commit p50 ${commit.p50.toFixed(1)} ms, p99 ${commit.p99.toFixed(1)} ms; idle event loop delay p99 ${idle.p99.toFixed(1)} ms, max ${idle.max.toFixed(1)} ms`);
+    const copy = copyBaseline(generated.path, 256 * MiB);
+    const commit = commitBaseline();
+    const idle = await loopBaseline(10);
+    print(`baselines: unchunked INSERT…SELECT ${mb(copy)} MiB/s; two-file FULL commit p50 ${commit.p50.toFixed(1)} ms, p99 ${commit.p99.toFixed(1)} ms; idle event loop delay p99 ${idle.p99.toFixed(1)} ms, max ${idle.max.toFixed(1)} ms`);
 
-  if (!skip.has('uncapped')) {
-    const s = stage('uncapped', generated.path);
-    const first = await service(s.env, { pace: 'max', label: 'uncapped', until: (st) => st.migration.pass === 'copy' && st.migration.rowsDone >= st.migration.rowsTotal / 4 });
-    // Resume in the copy pass: a child continues the copy, is killed after 200 chunks, and a second child restarts.
-    let copies = 0;
-    await child(s.env, (e) => e.kind === 'copy' && ++copies >= 200);
-    const copyResume = await restartCost(s.env, 'copy');
-    print(
-      Number.isNaN(copyResume.seconds)
-        ? 'resume after a kill in copy: n/a (the copy pass had ended before the kill)'
-        : `resume after a kill in copy: next copy chunk ${copyResume.seconds.toFixed(2)} s after the restart (process start included; no revalidation in copy)`,
-    );
-    const second = await service(s.env, { pace: 'max', label: 'uncapped', until: null });
-    const seconds = first.seconds + second.seconds;
-    const io = first.last.ioBytes + second.last.ioBytes;
-    const payloadRate = generated.payload / seconds;
-    print(`uncapped: ${second.last.phase} in ${seconds.toFixed(0)} s of service time (plus the copy-resume trial); payload IO ${mb(io)} MiB = ${mb(io / seconds)} MiB/s; legacy payload ${mb(payloadRate)} MiB/s = ${(payloadRate / copy).toFixed(3)}x the unchunked copy baseline`);
-    printPasses('uncapped', first.passes);
-    printPasses('uncapped (after the resume)', second.passes);
-    const chunkP99 = Math.max(first.chunkP99Worst, second.chunkP99Worst);
-    const loopP99 = Math.max(loopMs(first.loop, 99), loopMs(second.loop, 99));
-    print(`  chunk latency p99 ${chunkP99.toFixed(1)} ms (worst 1000-chunk window) = ${(chunkP99 / commit.p99).toFixed(2)}x the two-file commit p99; max ${Math.max(first.last.chunkMs.max, second.last.chunkMs.max).toFixed(1)} ms`);
-    print(`  broker thread event loop delay p99 ${loopP99.toFixed(1)} ms = ${(loopP99 / idle.p99).toFixed(2)}x idle; max ${(Math.max(first.loop.max, second.loop.max) / 1e6).toFixed(1)} ms`);
-    rmSync(s.root, { recursive: true, force: true });
+    if (!skip.has('uncapped')) {
+      const s = stage('uncapped', generated.path);
+      const windowed = uncappedSeconds > 0;
+      const first = await service(s.env, {
+        pace: 'max',
+        label: 'uncapped',
+        until: (st, t) => (windowed && t >= uncappedSeconds) || (st.migration.pass === 'copy' && st.migration.rowsDone >= st.migration.rowsTotal / 4),
+      });
+      if (windowed && first.last.pass !== 'copy') {
+        const m = first.last;
+        print(
+          `uncapped, stopped after ${first.seconds.toFixed(0)} s: ${m.phase} ${m.pass ?? ''} at ${m.percent.toFixed(2)}% (${m.rowsDone}/${m.rowsTotal} rows), payload IO ${mb(m.ioBytes)} MiB = ${mb(m.ioBytes / first.seconds)} MiB/s; whole migration at this rate ≈ ${(first.seconds / Math.max(m.percent / 100, 1e-9) / 60).toFixed(0)} min`,
+        );
+        printPasses('uncapped', first.passes);
+        print(`  chunk latency p99 ${first.chunkP99Worst.toFixed(1)} ms (worst 1000-chunk window) = ${(first.chunkP99Worst / commit.p99).toFixed(2)}x the two-file commit p99; max ${m.chunkMs.max.toFixed(1)} ms`);
+        print(`  broker thread event loop delay p99 ${loopMs(first.loop, 99).toFixed(1)} ms = ${(loopMs(first.loop, 99) / idle.p99).toFixed(2)}x idle; max ${(first.loop.max / 1e6).toFixed(1)} ms`);
+        rmSync(s.root, { recursive: true, force: true });
+      } else {
+      // Resume in the copy pass: a child continues the copy, is killed after 200 chunks, and a second child restarts.
+      let copies = 0;
+      await child(s.env, (e) => e.kind === 'copy' && ++copies >= 200);
+      const copyResume = await restartCost(s.env, 'copy');
+      print(
+        Number.isNaN(copyResume.seconds)
+          ? 'resume after a kill in copy: n/a (the copy pass had ended before the kill)'
+          : `resume after a kill in copy: next copy chunk ${copyResume.seconds.toFixed(2)} s after the restart (process start included; no revalidation in copy)`,
+      );
+      const second = await service(s.env, { pace: 'max', label: 'uncapped', until: null });
+      const seconds = first.seconds + second.seconds;
+      const io = first.last.ioBytes + second.last.ioBytes;
+      const payloadRate = generated.payload / seconds;
+      print(`uncapped: ${second.last.phase} in ${seconds.toFixed(0)} s of service time (plus the copy-resume trial); payload IO ${mb(io)} MiB = ${mb(io / seconds)} MiB/s; legacy payload ${mb(payloadRate)} MiB/s = ${(payloadRate / copy).toFixed(3)}x the unchunked copy baseline`);
+      printPasses('uncapped', first.passes);
+      printPasses('uncapped (after the resume)', second.passes);
+      const chunkP99 = Math.max(first.chunkP99Worst, second.chunkP99Worst);
+      const loopP99 = Math.max(loopMs(first.loop, 99), loopMs(second.loop, 99));
+      print(`  chunk latency p99 ${chunkP99.toFixed(1)} ms (worst 1000-chunk window) = ${(chunkP99 / commit.p99).toFixed(2)}x the two-file commit p99; max ${Math.max(first.last.chunkMs.max, second.last.chunkMs.max).toFixed(1)} ms`);
+      print(`  broker thread event loop delay p99 ${loopP99.toFixed(1)} ms = ${(loopP99 / idle.p99).toFixed(2)}x idle; max ${(Math.max(first.loop.max, second.loop.max) / 1e6).toFixed(1)} ms`);
+      rmSync(s.root, { recursive: true, force: true });
+    }
   }
   if (!skip.has('paced')) {
     const s = stage('paced', generated.path);
