@@ -246,94 +246,93 @@ async function service(env: NodeJS.ProcessEnv, options: { pace: 'max' | 'spec'; 
       }
       record((await done).status);
     } else {
-        for (;;) {
-          await sleep(2000);
-          const s = await svc.status();
-          record(s);
-          if (options.until(s, (performance.now() - started) / 1000)) break;
-        }
+      for (;;) {
+        await sleep(2000);
+        const s = await svc.status();
+        record(s);
+        if (options.until(s, (performance.now() - started) / 1000)) break;
       }
-    } finally {
-      await svc.stop();
-      loop.disable();
     }
-    const final = last as MigrationProgress | null;
-    if (final === null) throw new Error(`${options.label}: no status`);
-    return { seconds: (performance.now() - started) / 1000, last: final, chunkP99Worst, loop, passes };
+  } finally {
+    await svc.stop();
+    loop.disable();
   }
+  const final = last as MigrationProgress | null;
+  if (final === null) throw new Error(`${options.label}: no status`);
+  return { seconds: (performance.now() - started) / 1000, last: final, chunkP99Worst, loop, passes };
+}
 
-  function printPasses(label: string, passes: Map<string, PassSpan>): void {
-    for (const [pass, span] of passes) {
-      const seconds = span.last - span.first;
-      if (seconds > 0) print(`  ${label} ${pass}: ${mb(span.bytesLast - span.bytesFirst)} MiB payload IO in ${seconds.toFixed(0)} s = ${mb((span.bytesLast - span.bytesFirst) / seconds)} MiB/s`);
-    }
+function printPasses(label: string, passes: Map<string, PassSpan>): void {
+  for (const [pass, span] of passes) {
+    const seconds = span.last - span.first;
+    if (seconds > 0) print(`  ${label} ${pass}: ${mb(span.bytesLast - span.bytesFirst)} MiB payload IO in ${seconds.toFixed(0)} s = ${mb((span.bytesLast - span.bytesFirst) / seconds)} MiB/s`);
   }
+}
 
-  interface ChildEvent {
-    kind?: string;
-    bytes?: number;
-    t: number;
-    done?: string;
-  }
+interface ChildEvent {
+  kind?: string;
+  bytes?: number;
+  t: number;
+  done?: string;
+}
 
-  /** Run the bench child; SIGKILL it when `kill` says so; resolve with the events seen. */
-  function child(env: NodeJS.ProcessEnv, kill: (e: ChildEvent, elapsedS: number) => boolean): Promise<{ events: ChildEvent[]; killed: boolean }> {
-    return new Promise((resolvePromise, reject) => {
-      const startedAt = performance.now();
-      const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'migrate-child.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
-      const events: ChildEvent[] = [];
-      let killed = false;
-      createInterface({ input: proc.stdout }).on('line', (text) => {
-        const e = JSON.parse(text) as ChildEvent;
-        events.push(e);
-        if (!killed && kill(e, (performance.now() - startedAt) / 1000)) {
-          killed = true;
-          proc.kill('SIGKILL');
-        }
-      });
-      proc.on('error', reject);
-      proc.on('close', () => resolvePromise({ events, killed }));
+/** Run the bench child; SIGKILL it when `kill` says so; resolve with the events seen. */
+function child(env: NodeJS.ProcessEnv, kill: (e: ChildEvent, elapsedS: number) => boolean): Promise<{ events: ChildEvent[]; killed: boolean }> {
+  return new Promise((resolvePromise, reject) => {
+    const startedAt = performance.now();
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', 'migrate-child.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const events: ChildEvent[] = [];
+    let killed = false;
+    createInterface({ input: proc.stdout }).on('line', (text) => {
+      const e = JSON.parse(text) as ChildEvent;
+      events.push(e);
+      if (!killed && kill(e, (performance.now() - startedAt) / 1000)) {
+        killed = true;
+        proc.kill('SIGKILL');
+      }
     });
-  }
+    proc.on('error', reject);
+    proc.on('close', () => resolvePromise({ events, killed }));
+  });
+}
 
-  /** Restart after a kill in `kind`: seconds (child clock, process start included) to its next chunk of that kind. */
-  async function restartCost(env: NodeJS.ProcessEnv, kind: string): Promise<{ seconds: number; revalidated: number; revalidatedBytes: number }> {
-    const run = await child(env, (e) => e.kind === kind);
-    const next = run.events.find((e) => e.kind === kind);
-    const revalidation = run.events.filter((e) => e.kind === 'revalidate');
-    return { seconds: (next?.t ?? Number.NaN) / 1000, revalidated: revalidation.length, revalidatedBytes: revalidation.reduce((n, e) => n + (e.bytes ?? 0), 0) };
-  }
+/** Restart after a kill in `kind`: seconds (child clock, process start included) to its next chunk of that kind. */
+async function restartCost(env: NodeJS.ProcessEnv, kind: string): Promise<{ seconds: number; revalidated: number; revalidatedBytes: number }> {
+  const run = await child(env, (e) => e.kind === kind);
+  const next = run.events.find((e) => e.kind === kind);
+  const revalidation = run.events.filter((e) => e.kind === 'revalidate');
+  return { seconds: (next?.t ?? Number.NaN) / 1000, revalidated: revalidation.length, revalidatedBytes: revalidation.reduce((n, e) => n + (e.bytes ?? 0), 0) };
+}
 
-  async function main(): Promise<void> {
-    print(`bench/migrate: rows ${rows}, dir ${dir}`);
-    const generated = await home();
-    print(`home: ${generated.path} generated in ${generated.generatedS.toFixed(0)} s${generated.reused ? ' (earlier; reused)' : ''}`);
-    print(`  legacy raw records ${mb(generated.rawBytes)} MiB, legacy history payload ${mb(generated.payload)} MiB, bridge.db ${mb(statSync(join(generated.path, 'bridge.db')).size)} MiB`);
-    if (generated.rawBytes < 1024 * MiB) print('  note: less than 1 GiB of raw records; raise --rows for the full-size bench');
+async function main(): Promise<void> {
+  print(`bench/migrate: rows ${rows}, dir ${dir}`);
+  const generated = await home();
+  print(`home: ${generated.path} generated in ${generated.generatedS.toFixed(0)} s${generated.reused ? ' (earlier; reused)' : ''}`);
+  print(`  legacy raw records ${mb(generated.rawBytes)} MiB, legacy history payload ${mb(generated.payload)} MiB, bridge.db ${mb(statSync(join(generated.path, 'bridge.db')).size)} MiB`);
+  if (generated.rawBytes < 1024 * MiB) print('  note: less than 1 GiB of raw records; raise --rows for the full-size bench');
 
-    const copy = copyBaseline(generated.path, 256 * MiB);
-    const commit = commitBaseline();
-    const idle = await loopBaseline(10);
-    print(`baselines: unchunked INSERT…SELECT ${mb(copy)} MiB/s; two-file FULL commit p50 ${commit.p50.toFixed(1)} ms, p99 ${commit.p99.toFixed(1)} ms; idle event loop delay p99 ${idle.p99.toFixed(1)} ms, max ${idle.max.toFixed(1)} ms`);
+  const copy = copyBaseline(generated.path, 256 * MiB);
+  const commit = commitBaseline();
+  const idle = await loopBaseline(10);
+  print(`baselines: unchunked INSERT…SELECT ${mb(copy)} MiB/s; two-file FULL commit p50 ${commit.p50.toFixed(1)} ms, p99 ${commit.p99.toFixed(1)} ms; idle event loop delay p99 ${idle.p99.toFixed(1)} ms, max ${idle.max.toFixed(1)} ms`);
 
-    if (!skip.has('uncapped')) {
-      const s = stage('uncapped', generated.path);
-      const windowed = uncappedSeconds > 0;
-      const first = await service(s.env, {
-        pace: 'max',
-        label: 'uncapped',
-        until: (st, t) => (windowed && t >= uncappedSeconds) || (st.migration.pass === 'copy' && st.migration.rowsDone >= st.migration.rowsTotal / 4),
-      });
-      if (windowed && first.last.pass !== 'copy') {
-        const m = first.last;
-        print(
-          `uncapped, stopped after ${first.seconds.toFixed(0)} s: ${m.phase} ${m.pass ?? ''} at ${m.percent.toFixed(2)}% (${m.rowsDone}/${m.rowsTotal} rows), payload IO ${mb(m.ioBytes)} MiB = ${mb(m.ioBytes / first.seconds)} MiB/s; whole migration at this rate ≈ ${(first.seconds / Math.max(m.percent / 100, 1e-9) / 60).toFixed(0)} min`,
-        );
-        printPasses('uncapped', first.passes);
-        print(`  chunk latency p99 ${first.chunkP99Worst.toFixed(1)} ms (worst 1000-chunk window) = ${(first.chunkP99Worst / commit.p99).toFixed(2)}x the two-file commit p99; max ${m.chunkMs.max.toFixed(1)} ms`);
-        print(`  broker thread event loop delay p99 ${loopMs(first.loop, 99).toFixed(1)} ms = ${(loopMs(first.loop, 99) / idle.p99).toFixed(2)}x idle; max ${(first.loop.max / 1e6).toFixed(1)} ms`);
-        rmSync(s.root, { recursive: true, force: true });
-      } else {
+  if (!skip.has('uncapped')) {
+    const s = stage('uncapped', generated.path);
+    const windowed = uncappedSeconds > 0;
+    const first = await service(s.env, {
+      pace: 'max',
+      label: 'uncapped',
+      until: (st, t) => (windowed && t >= uncappedSeconds) || (st.migration.pass === 'copy' && st.migration.rowsDone >= st.migration.rowsTotal / 4),
+    });
+    if (windowed && first.last.pass !== 'copy') {
+      const m = first.last;
+      print(
+        `uncapped, stopped after ${first.seconds.toFixed(0)} s: ${m.phase} ${m.pass ?? ''} at ${m.percent.toFixed(2)}% (${m.rowsDone}/${m.rowsTotal} rows), payload IO ${mb(m.ioBytes)} MiB = ${mb(m.ioBytes / first.seconds)} MiB/s; whole migration at this rate ≈ ${(first.seconds / Math.max(m.percent / 100, 1e-9) / 60).toFixed(0)} min`,
+      );
+      printPasses('uncapped', first.passes);
+      print(`  chunk latency p99 ${first.chunkP99Worst.toFixed(1)} ms (worst 1000-chunk window) = ${(first.chunkP99Worst / commit.p99).toFixed(2)}x the two-file commit p99; max ${m.chunkMs.max.toFixed(1)} ms`);
+      print(`  broker thread event loop delay p99 ${loopMs(first.loop, 99).toFixed(1)} ms = ${(loopMs(first.loop, 99) / idle.p99).toFixed(2)}x idle; max ${(first.loop.max / 1e6).toFixed(1)} ms`);
+    } else {
       // Resume in the copy pass: a child continues the copy, is killed after 200 chunks, and a second child restarts.
       let copies = 0;
       await child(s.env, (e) => e.kind === 'copy' && ++copies >= 200);
@@ -354,8 +353,8 @@ async function service(env: NodeJS.ProcessEnv, options: { pace: 'max' | 'spec'; 
       const loopP99 = Math.max(loopMs(first.loop, 99), loopMs(second.loop, 99));
       print(`  chunk latency p99 ${chunkP99.toFixed(1)} ms (worst 1000-chunk window) = ${(chunkP99 / commit.p99).toFixed(2)}x the two-file commit p99; max ${Math.max(first.last.chunkMs.max, second.last.chunkMs.max).toFixed(1)} ms`);
       print(`  broker thread event loop delay p99 ${loopP99.toFixed(1)} ms = ${(loopP99 / idle.p99).toFixed(2)}x idle; max ${(Math.max(first.loop.max, second.loop.max) / 1e6).toFixed(1)} ms`);
-      rmSync(s.root, { recursive: true, force: true });
     }
+    rmSync(s.root, { recursive: true, force: true });
   }
   if (!skip.has('paced')) {
     const s = stage('paced', generated.path);
