@@ -71,7 +71,6 @@ export interface ParseTask {
   readonly context: ChunkContext;
 }
 
-/** One line, or the part of a line, that lies inside a chunk. */
 /**
  * Facts about one line that differ from its conversation's (a context event's
  * kind, agent and job). A continuation fragment carries none: it inherits the
@@ -90,6 +89,7 @@ export interface LineFacts {
   readonly event?: boolean;
 }
 
+/** One line, or the part of a line, that lies inside a chunk. */
 export interface Segment {
   /** File offset of the segment's first byte. */
   readonly offset: number;

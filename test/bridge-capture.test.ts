@@ -7,7 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import type { Kind } from '../protocols/records.ts';
 import { openReader } from '../src/store/open.ts';
@@ -140,6 +140,11 @@ describe('bridge records of a 0.29.17 home, captured from an empty history.db', 
         const hits = search(db, { query: word, limit: 10, filters: { kind, agent: agent as never, project } }).hits;
         assert.ok(hits.length > 0, `${word} as ${kind}/${agent} in ${project}`);
         assert.ok(hits.every((h) => h.job === job), `${word}: job ${hits.map((h) => h.job).join(',')}`);
+        if (kind === 'run') {
+          // A run hit names its run: the log's file name without .log and a rotation suffix.
+          const logs = manifest.expected.bridgeRecords.runs.logs.map((l) => basename(l.path));
+          for (const h of hits) assert.ok(h.run !== null && logs.some((l) => l.startsWith(`${h.run}.log`)), `${word}: run ${h.run} names one of ${logs.join(', ')}`);
+        }
       }
       assert.equal(search(db, { query: 'dotonerotationyak', limit: 10, filters: {} }).hits.length, 0, 'a .log.1 is not captured');
     } finally {

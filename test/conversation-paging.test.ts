@@ -13,7 +13,8 @@ import { PAGE_RAW_BUDGET, type ConversationRecord } from '../protocols/search.ts
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
 import { pageSpan } from '../src/store/conversation-page.ts';
-import { cli, type FixtureHome, fixtureHome } from './search-support/homes.ts';
+import { cli } from './helpers/home.ts';
+import { type FixtureHome, fixtureHome } from './helpers/search-homes.ts';
 
 async function allPages(reader: HistoryReader, id: string, limit: number): Promise<{ records: ConversationRecord[]; nexts: number[] }> {
   const records: ConversationRecord[] = [];

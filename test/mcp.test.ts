@@ -11,12 +11,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { GetConversationOutput, SearchHistoryOutput } from '../protocols/search.ts';
 import { resolvePaths } from '../src/config/paths.ts';
-import { CLI, type FixtureHome, fixtureHome, legacyBridgeHome } from './search-support/homes.ts';
+import { cliPath } from './helpers/home.ts';
+import { type FixtureHome, fixtureHome, legacyBridgeHome } from './helpers/search-homes.ts';
 
 async function connect(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [CLI, 'mcp', ...args],
+    args: [cliPath, 'mcp', ...args],
     env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
     stderr: 'pipe',
   });

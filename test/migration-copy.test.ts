@@ -17,12 +17,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { legacyHome, type TestHome } from './support/bridge-home.ts';
+import { legacyHome, type TestHome } from './helpers/legacy-home.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { migrateHome } from '../src/migration/migrate-home.ts';
 import { readMigrationProgress } from '../src/migration/status.ts';
-import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './support/inspect.ts';
-import { migrate } from './support/migrate.ts';
+import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './helpers/migration-db.ts';
+import { migrate } from './helpers/migrate.ts';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 

@@ -10,10 +10,10 @@ import type { MigrationProgress } from '../protocols/migration.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { readMigrationProgress } from '../src/migration/status.ts';
 import { openWriter } from '../src/store/open.ts';
-import { legacyHome } from './support/bridge-home.ts';
-import { runCli } from './support/cli.ts';
-import { digests, migrationRow, snapshotFiles } from './support/inspect.ts';
-import { migrate } from './support/migrate.ts';
+import { legacyHome } from './helpers/legacy-home.ts';
+import { cli } from './helpers/home.ts';
+import { digests, migrationRow, snapshotFiles } from './helpers/migration-db.ts';
+import { migrate } from './helpers/migrate.ts';
 
 function progressCursor(home: string): unknown {
   const [snapshot] = snapshotFiles(home);
@@ -36,7 +36,7 @@ test('a conflicting pre-existing row fails closed, stays latched across restarts
   seeded.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('messages', 'not-the-legacy-cursor')").run();
   seeded.close();
 
-  const run = await runCli(['ingest', '--once', '--pace', 'max'], home.env);
+  const run = await cli(['ingest', '--once', '--pace', 'max'], home.env);
   assert.equal(run.code, 1);
   assert.match(run.stderr, /reindex --retry/);
   assert.match(run.stderr, /history_cursors/);
@@ -59,17 +59,17 @@ test('a conflicting pre-existing row fails closed, stays latched across restarts
     assert.deepEqual(progressCursor(home.home), cursors);
   }
   assert.equal(readMigrationProgress(paths)?.phase, 'failed');
-  const status = await runCli(['status'], home.env);
-  assert.match(status.stdout, /migration: failed: .*history_cursors/);
-  assert.match(status.stdout, /reindex --retry/);
+  const status = await cli(['status'], home.env);
+  assert.match(status.stdout.toString(), /migration: failed: .*history_cursors/);
+  assert.match(status.stdout.toString(), /reindex --retry/);
 
   // The owner resolves the conflict; an explicit retry resumes and verifies.
   const owner = new Database(paths.historyDb);
   owner.prepare("DELETE FROM history_cursors WHERE source = 'messages' AND cursor = 'not-the-legacy-cursor'").run();
   owner.close();
-  const retry = await runCli(['reindex', '--retry'], home.env);
+  const retry = await cli(['reindex', '--retry'], home.env);
   assert.equal(retry.code, 0, retry.stderr + retry.stdout);
-  assert.match(retry.stdout, /cleared the latched failure/);
+  assert.match(retry.stdout.toString(), /cleared the latched failure/);
   assert.equal(migrationRow(paths.historyDb)?.status, 'verified');
   const copied = await digests(paths.historyDb, bridge.legacyHistoryTables);
   for (const name of bridge.legacyHistoryTables) assert.deepEqual(copied[name], { rows: bridge.tables[name]?.rows, sha256: bridge.tables[name]?.sha256 }, name);

@@ -15,10 +15,10 @@ import { test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { retainedChunks } from '../src/store/records.ts';
 import { search } from '../src/store/search.ts';
-import { legacyHome } from './support/bridge-home.ts';
-import { runCli } from './support/cli.ts';
-import { openRead } from './support/inspect.ts';
-import { migrate } from './support/migrate.ts';
+import { legacyHome } from './helpers/legacy-home.ts';
+import { cli } from './helpers/home.ts';
+import { openRead } from './helpers/migration-db.ts';
+import { migrate } from './helpers/migrate.ts';
 
 const SESSION = '7f3c2a10-0b1d-4c55-9e21-5d4a3b2c1e0f';
 
@@ -55,7 +55,7 @@ test('ingestion continues from the migrated cursors; a colliding late legacy rec
   );
   old.close();
 
-  const run = await runCli(['ingest', '--once', '--pace', 'max', '--json'], home.env);
+  const run = await cli(['ingest', '--once', '--pace', 'max', '--json'], home.env);
   assert.equal(run.code, 0, run.stderr);
 
   const db = openRead(paths.historyDb);

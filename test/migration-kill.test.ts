@@ -1,6 +1,6 @@
 // SIGKILL at random moments in every phase (startup, snapshot, revalidation
 // after a restart, snapshot-verify, copy, verify), restarting each time: a
-// real child process (test/support/migrate-child.ts, bundled) runs the migration and
+// real child process (test/helpers/migrate-child.ts, bundled) runs the migration and
 // reports each finished chunk; the test kills it a random number of chunks
 // into a target phase, after a random extra delay, so kills land inside
 // chunk transactions as well as between them. Every round ends verified with
@@ -13,9 +13,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { test } from 'node:test';
-import { legacyHome, REPO, type TestHome } from './support/bridge-home.ts';
-import { bundle } from './support/bundle.ts';
-import { digests, migrationRow, snapshotFiles, tableNames } from './support/inspect.ts';
+import { repoRoot as REPO } from './helpers/home.ts';
+import { legacyHome, type TestHome } from './helpers/legacy-home.ts';
+import { bundle } from './helpers/bundle.ts';
+import { digests, migrationRow, snapshotFiles, tableNames } from './helpers/migration-db.ts';
 
 const ORDER = ['startup', 'snapshot', 'revalidate', 'snapshot-verify', 'copy', 'verify'];
 const PHASE_OF: Record<string, string> = { startup: 'startup', snapshot: 'snapshot', revalidate: 'snapshot', 'snapshot-verify': 'snapshot-verify', copy: 'copy', verify: 'verify' };
@@ -128,7 +129,7 @@ test('SIGKILL at 30+ random moments over all four phases: every round finishes v
   const seed = Number(process.env.MIGRATION_KILL_SEED ?? Date.now() % 1_000_000);
   t.diagnostic(`seed ${seed} (MIGRATION_KILL_SEED=${seed} replays it)`);
   const random = rng(seed);
-  const child = await bundle('test/support/migrate-child.ts');
+  const child = await bundle('test/helpers/migrate-child.ts');
   const kills: Record<string, number> = {};
   let total = 0;
   for (let round = 0; round < ROUNDS; round++) {

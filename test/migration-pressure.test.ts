@@ -17,9 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { resolvePaths } from '../src/config/paths.ts';
 import type { MigrationRunner } from '../src/migration/runner.ts';
 import { IO_RATE_ENV } from '../src/migration/pace-config.ts';
-import { legacyHome } from './support/bridge-home.ts';
-import { digests, migrationRow, snapshotFiles } from './support/inspect.ts';
-import { migrate } from './support/migrate.ts';
+import { legacyHome } from './helpers/legacy-home.ts';
+import { digests, migrationRow, snapshotFiles } from './helpers/migration-db.ts';
+import { migrate } from './helpers/migrate.ts';
 
 function brokerSends(broker: Database.Database, word: string): void {
   broker

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { openReadStore } from '../src/store/read-path.ts';
 import { search, type StoreSearchResult as SearchResult } from '../src/store/search.ts';
-import { legacyHome } from './support/bridge-home.ts';
-import { migrate } from './support/migrate.ts';
+import { legacyHome } from './helpers/legacy-home.ts';
+import { migrate } from './helpers/migrate.ts';
 
 function searchAll(paths: ReturnType<typeof resolvePaths>, words: readonly string[]): { source: string; results: Record<string, SearchResult> } {
   const store = openReadStore(paths);

@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { legacyHome } from './support/bridge-home.ts';
-import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './support/inspect.ts';
-import { migrate } from './support/migrate.ts';
+import { legacyHome } from './helpers/legacy-home.ts';
+import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './helpers/migration-db.ts';
+import { migrate } from './helpers/migrate.ts';
 
 test('a mutable table changed between runs is snapshotted again, its previous generation retained; a late append arrives by tail replay', async (t) => {
   const home = await legacyHome();

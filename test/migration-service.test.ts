@@ -15,9 +15,9 @@ import { resolvePaths } from '../src/config/paths.ts';
 import { migrationLines } from '../src/cli/migration-text.ts';
 import { HistoryService } from '../src/service/history-service.ts';
 import { openWriter } from '../src/store/open.ts';
-import { legacyHome } from './support/bridge-home.ts';
-import { runCli } from './support/cli.ts';
-import { migrationRow } from './support/inspect.ts';
+import { legacyHome } from './helpers/legacy-home.ts';
+import { cli } from './helpers/home.ts';
+import { migrationRow } from './helpers/migration-db.ts';
 
 async function until(service: HistoryService, what: string, check: (s: HistoryStatus) => boolean, ms = 30_000): Promise<HistoryStatus> {
   const deadline = Date.now() + ms;
@@ -58,7 +58,7 @@ test('serve mode: pressure pauses the migration, a latched failure blocks ingest
   const owner = new Database(paths.historyDb);
   owner.prepare("DELETE FROM history_cursors WHERE source = 'messages' AND cursor = 'not-the-legacy-cursor'").run();
   owner.close();
-  const retry = await runCli(['reindex', '--retry'], home.env);
+  const retry = await cli(['reindex', '--retry'], home.env);
   assert.equal(retry.code, 0, retry.stderr + retry.stdout);
   assert.match(retry.stderr, /asked the running history service/);
 

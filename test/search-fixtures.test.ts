@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import type { SearchHit } from '../protocols/search.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
-import { type FixtureHome, type FixtureManifest, fixtureHome } from './search-support/homes.ts';
+import { type FixtureHome, type FixtureManifest, fixtureHome } from './helpers/search-homes.ts';
 
 function collapsed(text: string): string {
   return text.replace(/\s+/g, ' ').trim();

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
-import { cli, homeEnv, tempDir } from './search-support/homes.ts';
+import { cli } from './helpers/home.ts';
+import { homeEnv, searchTempDir } from './helpers/search-homes.ts';
 
 const CWD = '/home/fixture/work/fragments';
 
@@ -23,7 +24,7 @@ describe('AND across the fragments of an oversized line', () => {
   const readers = new Map<string, HistoryReader>();
 
   before(async () => {
-    const home = tempDir('fragments');
+    const home = searchTempDir('fragments');
     const dir = join(home, '.claude', 'projects', '-home-fixture-work-fragments');
     mkdirSync(dir, { recursive: true });
     // 300 KiB of filler between the two words: they land in different 64 KiB chunks.

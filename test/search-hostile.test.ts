@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
-import { cli, fixtureHome, type FixtureHome } from './search-support/homes.ts';
+import { cli } from './helpers/home.ts';
+import { fixtureHome, type FixtureHome } from './helpers/search-homes.ts';
 
 export const HOSTILE: readonly string[] = [
   '"',

@@ -13,7 +13,8 @@ import Database from 'better-sqlite3';
 import type { ConversationRecord } from '../protocols/search.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
-import { homeEnv, legacyBridgeHome, run, FIXTURES, SQLITE_MODULE, tempDir } from './search-support/homes.ts';
+import { fixturesDir, run, sqliteModule } from './helpers/home.ts';
+import { homeEnv, legacyBridgeHome, searchTempDir } from './helpers/search-homes.ts';
 
 interface LegacyManifest {
   readonly keywords: Record<string, { readonly fts: { readonly expected: number } }>;
@@ -129,7 +130,7 @@ describe('legacy bridge.db read path', () => {
 describe('job filter over native ancestry (bindings)', () => {
   test('a job bound to a session finds its transcript and native children at every depth', async () => {
     const legacy = await legacyBridgeHome();
-    const home = tempDir('bound');
+    const home = searchTempDir('bound');
     mkdirSync(home, { recursive: true });
     copyFileSync(join(legacy.bridgeHome, 'bridge.db'), join(home, 'bridge.db'));
     // The test's own copy: bind the Claude session (which has native children and a grandchild) to a job.
@@ -155,8 +156,8 @@ describe('job filter over native ancestry (bindings)', () => {
 
 describe('0.29.10 home (history tables only)', () => {
   test('search answers from the history documents; conversations are empty pages', async () => {
-    const out = tempDir('v6');
-    const made = await run(process.execPath, [join(FIXTURES, 'make-bridge-home.mjs'), out, '--user-version', '6', '--blob-bytes', '0', '--sqlite-module', SQLITE_MODULE], { PATH: process.env.PATH });
+    const out = searchTempDir('v6');
+    const made = await run(process.execPath, [join(fixturesDir, 'make-bridge-home.mjs'), out, '--user-version', '6', '--blob-bytes', '0', '--sqlite-module', sqliteModule], { PATH: process.env.PATH });
     assert.equal(made.code, 0, made.stderr);
     const reader = new HistoryReader(resolvePaths(homeEnv(join(out, 'user'), out)));
     try {

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
-import { cli, homeEnv, tempDir } from './search-support/homes.ts';
+import { cli } from './helpers/home.ts';
+import { homeEnv, searchTempDir } from './helpers/search-homes.ts';
 
 function transcript(home: string, cwd: string, words: string): void {
   const session = randomUUID();
@@ -33,7 +34,7 @@ describe('project filter over Git worktrees and subfolders', () => {
   let plain: string;
 
   before(async () => {
-    const root = realpathSync(tempDir('projects'));
+    const root = realpathSync(searchTempDir('projects'));
     repo = join(root, 'repo');
     worktree = join(root, 'repo-wt');
     plain = join(root, 'notes');

@@ -9,11 +9,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
-import { cli, fixtureHome, homeEnv, tempDir } from './search-support/homes.ts';
+import { cli } from './helpers/home.ts';
+import { fixtureHome, homeEnv, searchTempDir } from './helpers/search-homes.ts';
 
 test('reindex restores identical search results for every fixture keyword and filter', async (t) => {
   const fixture = await fixtureHome({ fts: true });
-  const bridgeHome = join(tempDir('reindex'), 'bridge');
+  const bridgeHome = join(searchTempDir('reindex'), 'bridge');
   cpSync(fixture.bridgeHome, bridgeHome, { recursive: true });
   const env = homeEnv(fixture.home, bridgeHome);
   const queries = Object.entries(fixture.manifest.keywords)

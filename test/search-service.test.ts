@@ -13,7 +13,8 @@ import { HistoryError } from '../protocols/errors.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
 import { HistoryService } from '../src/service/history-service.ts';
-import { type FixtureHome, fixtureHome, REPO } from './search-support/homes.ts';
+import { repoRoot } from './helpers/home.ts';
+import { type FixtureHome, fixtureHome } from './helpers/search-homes.ts';
 
 describe('HistoryService reads (reader worker thread)', () => {
   let fixture: FixtureHome;
@@ -84,6 +85,6 @@ test('the facade imports no SQLite, parser pool or source parsers', () => {
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
     }
   };
-  visit(join(REPO, 'src', 'service', 'history-service.ts'));
+  visit(join(repoRoot, 'src', 'service', 'history-service.ts'));
   assert.ok(seen.size >= 3);
 });

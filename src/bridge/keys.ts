@@ -50,6 +50,8 @@ export const messageConversation = (conversationId: string): string => `bridge:$
 export const decisionConversation = (topic: string): string => `bridge:decision:${topic}`;
 export const jobConversation = (name: string): string => `bridge:job:${name}`;
 export const runConversation = (run: string): string => `bridge:run:${run}`;
+/** The run a `bridge:run:<run>` conversation holds (its documents' `run` column), else null. */
+export const runOfConversation = (conversation: string): string | null => (conversation.startsWith('bridge:run:') ? conversation.slice(11) : null);
 export const approvalConversation = (file: string): string => `bridge:approval:${file}`;
 export const contextConversation = (file: string): string => `bridge:context:${file}`;
 

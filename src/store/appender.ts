@@ -14,6 +14,7 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { Agent, Kind } from '../../protocols/records.ts';
+import { runOfConversation } from '../bridge/keys.ts';
 import type { ConversationRow } from './conversations.ts';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.ts';
@@ -115,7 +116,7 @@ export class RecordAppender {
         doc.text,
         doc.message ?? null,
         doc.job === undefined ? conversation.job : doc.job,
-        doc.run ?? null,
+        doc.run ?? runOfConversation(conversation.id),
         doc.session === undefined ? conversation.session : doc.session,
         String(doc.line),
       ],

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const sharedDir = resolve(repoRoot, '..', 'shared');
-export const fixturesDir = join(sharedDir, 'fixtures');
+export const fixturesDir = process.env.AGENT_BRIDGE_FIXTURES ?? join(sharedDir, 'fixtures');
 export const sqliteModule = join(repoRoot, 'node_modules', 'better-sqlite3');
 export const cliPath = join(repoRoot, 'bin', 'agent-bridge');
 
@@ -61,15 +61,20 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run ./bin/agent-bridge with `args` in `env`. */
-export function cli(args: readonly string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+/** Run `command` to completion, capturing its output (stdout as bytes: `raw` writes binary). */
+export function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    execFile(cliPath, [...args], { env, encoding: 'buffer', maxBuffer: 1 << 30 }, (error, stdout, stderr) => {
+    execFile(command, [...args], { env, encoding: 'buffer', maxBuffer: 1 << 30, ...(cwd === undefined ? {} : { cwd }) }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : -1;
       if (code === -1) reject(error);
       else resolvePromise({ code, stdout, stderr: stderr.toString('utf8') });
     });
   });
+}
+
+/** Run ./bin/agent-bridge with `args` in `env` (and `cwd`). */
+export function cli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<CliResult> {
+  return run(process.execPath, [cliPath, ...args], env, cwd);
 }
 
 /** Run the CLI and parse its JSON output; fails the test on a non-zero exit. */

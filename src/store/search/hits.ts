@@ -90,20 +90,9 @@ export function distinct(db: Db, layout: Layout, candidates: readonly Candidate[
   return out;
 }
 
-interface HitRow {
+/** A hit's columns as the store holds them (snippet and sourceLink are made later). */
+interface HitRow extends Omit<SearchHit, 'snippet' | 'sourceLink'> {
   readonly rowid: number;
-  readonly id: string;
-  readonly kind: string;
-  readonly agent: string;
-  readonly at: number;
-  readonly link: string;
-  readonly message: string | null;
-  readonly job: string | null;
-  readonly run: string | null;
-  readonly session: string | null;
-  readonly cursor: string | null;
-  readonly conversation: string | null;
-  readonly project: string | null;
   readonly conversationJob: string | null;
   readonly tagProject: string | null;
   readonly source: string | null;

@@ -7,7 +7,7 @@ import { resolvePaths } from '../../src/config/paths.ts';
 import type { ChunkEvent } from '../../src/migration/context.ts';
 import { migrateHome } from '../../src/migration/migrate-home.ts';
 import type { MigrationRunner } from '../../src/migration/runner.ts';
-import type { TestHome } from './bridge-home.ts';
+import type { TestHome } from './legacy-home.ts';
 
 export interface RunOptions {
   /** Stop after the `count`-th finished chunk of this kind (and table, when given). */

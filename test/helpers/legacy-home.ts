@@ -6,12 +6,9 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fixturesDir, sqliteModule } from './home.ts';
 import type Database from 'better-sqlite3';
 
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-export const FIXTURES = process.env.AGENT_BRIDGE_FIXTURES ?? fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-export const SQLITE_MODULE = join(REPO, 'node_modules', 'better-sqlite3');
 
 export interface TableEntry {
   readonly rows: number;
@@ -43,7 +40,7 @@ interface FixtureModule {
 
 let fixtureModule: FixtureModule | null = null;
 export async function fixtures(): Promise<FixtureModule> {
-  fixtureModule ??= (await import(join(FIXTURES, 'make-bridge-home.mjs'))) as FixtureModule;
+  fixtureModule ??= (await import(join(fixturesDir, 'make-bridge-home.mjs'))) as FixtureModule;
   return fixtureModule;
 }
 
@@ -76,7 +73,7 @@ export async function legacyHome(options: HomeOptions = {}): Promise<TestHome> {
   if (entry === undefined) {
     const dir = join(cacheRoot, `home-${cache.size}`);
     const { generate } = await fixtures();
-    const { manifest, fails } = generate({ outDir: dir, sqliteModule: SQLITE_MODULE, ...options });
+    const { manifest, fails } = generate({ outDir: dir, sqliteModule: sqliteModule, ...options });
     if (fails.length > 0) throw new Error(`fixture self-check failed: ${fails.join('; ')}`);
     entry = { dir, manifest };
     cache.set(key, entry);

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixtures } from './bridge-home.ts';
+import { fixtures } from './legacy-home.ts';
 
 export function openRead(path: string): Database.Database {
   const db = new Database(path, { readonly: true, fileMustExist: true });

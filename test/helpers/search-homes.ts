@@ -3,42 +3,13 @@
 // process with its worker threads). Each home is built once per test process
 // and only read afterwards (every reader is read-only).
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const REPO = fileURLToPath(new URL('../../', import.meta.url));
-export const FIXTURES = process.env.AGENT_BRIDGE_FIXTURES ?? fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-export const SQLITE_MODULE = join(REPO, 'node_modules', 'better-sqlite3');
-export const CLI = join(REPO, 'bin', 'agent-bridge');
+import { cli, fixturesDir, run, sqliteModule } from './home.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ab-search-'));
 process.on('exit', () => rmSync(root, { recursive: true, force: true }));
-
-export interface Run {
-  readonly code: number | null;
-  readonly stdout: Buffer;
-  readonly stderr: string;
-}
-
-/** Run a command to completion, capturing its output. */
-export function run(command: string, args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], ...(cwd === undefined ? {} : { cwd }) });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8') }));
-  });
-}
-
-export function cli(args: readonly string[], env: NodeJS.ProcessEnv, cwd?: string): Promise<Run> {
-  return run(process.execPath, [CLI, ...args], env, cwd);
-}
 
 /** Environment for a home: nothing of the real user's home leaks in. */
 export function homeEnv(home: string, bridgeHome: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
@@ -72,7 +43,7 @@ const captured = new Map<string, Promise<FixtureHome>>();
 
 async function generate(): Promise<{ home: string; manifest: FixtureManifest }> {
   const home = join(root, 'fixtures');
-  const made = await run(process.execPath, [join(FIXTURES, 'make-fixtures.mjs'), home, '--sqlite-module', SQLITE_MODULE], { PATH: process.env.PATH });
+  const made = await run(process.execPath, [join(fixturesDir, 'make-fixtures.mjs'), home, '--sqlite-module', sqliteModule], { PATH: process.env.PATH });
   if (made.code !== 0) throw new Error(`make-fixtures failed (${made.code}): ${made.stderr}`);
   const { readFile } = await import('node:fs/promises');
   return { home, manifest: JSON.parse(await readFile(join(home, 'manifest.json'), 'utf8')) as FixtureManifest };
@@ -104,13 +75,14 @@ export function fixtureHome(options: { readonly fts: boolean }): Promise<Fixture
 /** A legacy 0.29.17 bridge home (bridge.db only, no history.db yet) from make-bridge-home.mjs. */
 export async function legacyBridgeHome(): Promise<{ bridgeHome: string; env: NodeJS.ProcessEnv; manifest: Record<string, unknown> }> {
   const bridgeHome = join(root, `legacy-${Math.random().toString(36).slice(2)}`);
-  const made = await run(process.execPath, [join(FIXTURES, 'make-bridge-home.mjs'), bridgeHome, '--sqlite-module', SQLITE_MODULE], { PATH: process.env.PATH });
+  const made = await run(process.execPath, [join(fixturesDir, 'make-bridge-home.mjs'), bridgeHome, '--sqlite-module', sqliteModule], { PATH: process.env.PATH });
   if (made.code !== 0) throw new Error(`make-bridge-home failed (${made.code}): ${made.stderr}`);
   const { readFile } = await import('node:fs/promises');
   const manifest = JSON.parse(await readFile(join(bridgeHome, 'manifest.json'), 'utf8')) as Record<string, unknown>;
   return { bridgeHome, env: homeEnv(join(root, 'legacy-user-home'), bridgeHome), manifest };
 }
 
-export function tempDir(name: string): string {
+/** A fresh folder inside this process's search-home root (removed at exit). */
+export function searchTempDir(name: string): string {
   return mkdtempSync(join(root, `${name}-`));
 }

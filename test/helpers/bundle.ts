@@ -7,7 +7,7 @@ import { build, type Plugin } from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO } from './bridge-home.ts';
+import { repoRoot as REPO } from './home.ts';
 
 const nativeFromRepo: Plugin = {
   name: 'native-from-repo',
