@@ -6,8 +6,8 @@
 // captured (HOME=<dir> agent-bridge ingest --once --pace max). Prints, per
 // query class of queries.json:
 //   correctness  countMatches (every match, no work bound) against the planted
-//                count for the agents this build captures (Claude, Codex; OpenCode
-//                is not captured yet), and hits returned vs min(limit, matches);
+//                count (Claude, Codex and OpenCode), and hits returned vs
+//                min(limit, matches);
 //   latency      p50/p99 of HistoryReader.search (validation, project
 //                canonicalisation, windowed FTS5, dedupe, snippets), with a
 //                same-run baseline: bare FTS5 `MATCH ... ORDER BY rank LIMIT 10`
@@ -52,7 +52,7 @@ if (args.home === undefined) throw new Error('usage: bench/search.ts --home <mak
 const home = resolve(args.home);
 const runs = Number(args.runs);
 const REPO = resolve(import.meta.dirname, '..');
-const CAPTURED = ['claude', 'codex'] as const;
+const CAPTURED = ['claude', 'codex', 'opencode'] as const;
 
 const planted = (JSON.parse(readFileSync(join(home, 'queries.json'), 'utf8')) as { queries: Planted[] }).queries;
 
@@ -64,7 +64,7 @@ function percentile(values: readonly number[], p: number): number {
 
 const ms = (n: number): string => (Number.isNaN(n) ? '   -  ' : n.toFixed(2).padStart(7));
 
-/** What this build can find of a planted count: OpenCode is not captured yet. */
+/** What this build can find of a planted count (every agent the corpus plants is captured). */
 function expectedFor(q: Planted): number {
   const agent = q.filters.agent;
   if (agent !== undefined) return (CAPTURED as readonly string[]).includes(agent) ? (q.expected.byAgent[agent] ?? 0) : 0;
@@ -88,7 +88,7 @@ function correctness(db: Db): void {
     if (got.count === want) c.ok++;
     else c.bad.push(`${q.id} ${JSON.stringify(q.text)} ${JSON.stringify(q.filters)}: counted ${got.count} (${got.documents} documents), planted ${want}`);
   }
-  console.log('\ncorrectness: countMatches (all matches, copies of one line counted once) vs planted count for claude+codex');
+  console.log('\ncorrectness: countMatches (all matches, copies of one line counted once) vs planted count (claude, codex, opencode)');
   for (const [kind, c] of classes) {
     console.log(`  ${kind.padEnd(7)} ${c.ok}/${c.total} exact`);
     for (const line of c.bad.slice(0, 8)) console.log(`    ${line}`);
