@@ -133,6 +133,7 @@ export function countMatches(db: Db, request: SearchRequest, options: SearchOpti
     hardTimeMs: Number.POSITIVE_INFINITY,
     maxMatches: Number.MAX_SAFE_INTEGER,
     keep: Number.MAX_SAFE_INTEGER,
+    rankRestMax: 0,
   };
   const gathered = useFts
     ? withSplitLines(db, layout, parsed.ftsPhrases, scope, gatherFts(db, layout, parsed.ftsPhrases, scope, unbounded))

@@ -12,7 +12,8 @@
 // each phrase's documents. The walk stops once `enough` matches passed the
 // filters, the matches are exhausted, or the time budget is spent (a longer
 // one while fewer than a page of matches passed, so that selective filters
-// still find what exists). When
+// still find what exists; and when few enough matches remain, those are
+// ranked in one statement, exactly). When
 // it stops before the oldest match the result says so (truncated): the hits
 // are then the best-ranked among the newest matches.
 
@@ -58,6 +59,12 @@ export interface FtsBudget {
   readonly maxMatches: number;
   /** Best candidates kept (enough for `limit` hits after dropping copies). */
   readonly keep: number;
+  /**
+   * When a filtered walk has found fewer than `minPassed` after its first
+   * window and at most this many matches remain, they are ranked in one
+   * statement instead: exact, and cheaper than windows that keep missing.
+   */
+  readonly rankRestMax: number;
 }
 
 export const FTS_BUDGET: FtsBudget = {
@@ -69,6 +76,7 @@ export const FTS_BUDGET: FtsBudget = {
   hardTimeMs: 40,
   maxMatches: 131_072,
   keep: 64,
+  rankRestMax: 32_768,
 };
 
 const TOP = Number.MAX_SAFE_INTEGER;
@@ -124,6 +132,9 @@ function runWindow(db: Db, layout: Layout, expression: string, scope: Scope, hi:
 /** Whether any match lies at or below `hi`. */
 const ANY_BELOW = 'SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? LIMIT 1';
 
+/** Matches at or below `hi` (doclists only, no ranking), counted up to `max` + 1. */
+const COUNT_BELOW = 'SELECT count(*) FROM (SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? LIMIT ?)';
+
 /** Candidates for the phrases (all must match in one document) within `scope`, newest matches first, bounded by `budget`. */
 export function gatherFts(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
   return walk(db, layout, phrases.join(' AND '), scope, budget);
@@ -152,6 +163,14 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
     candidates = best([...candidates, ...(rows as Candidate[])], budget.keep);
     if (n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
     hi = lo - 1;
+    // Selective filters: the newest matches rarely pass; rank all the rest at once if they are few enough.
+    if (scope.where !== '' && passed < budget.minPassed) {
+      const rest = prepared(db, COUNT_BELOW).pluck().get(expression, hi, budget.rankRestMax + 1) as number;
+      if (rest <= budget.rankRestMax) {
+        const rows = rest === 0 ? [] : (prepared(db, filteredSql(layout, scope)).all(expression, 0, hi, ...scope.params, budget.keep) as WindowRow[]);
+        return { candidates: best([...candidates, ...(rows as Candidate[])], budget.keep), truncated: false, exhausted: true, examined: examined + rest, passed: passed + (rows[0]?.passed ?? 0), floor: 0 };
+      }
+    }
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
     size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     // A window is only started if, at the pace so far, it ends within the budget.
