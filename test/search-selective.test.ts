@@ -18,8 +18,8 @@ const OLD = '/home/dev/alpha-service';
 const NEW = '/home/dev/beta-service';
 const OLD_LINES = 5;
 const NEW_LINES = 3000;
-/** Windows of 256 matches and no time to start a second one. */
-const TIGHT = { firstWindow: 256, maxWindow: 256, timeMs: 0, hardTimeMs: 0 };
+/** A first window of 256 matches and no time to start a second one. */
+const TIGHT = { firstWindow: 256, maxWindow: 1024, timeMs: 0, hardTimeMs: 0 };
 
 function transcript(home: string, cwd: string, lines: number): void {
   const session = randomUUID();

@@ -60,9 +60,10 @@ export interface FtsBudget {
   /** Best candidates kept (enough for `limit` hits after dropping copies). */
   readonly keep: number;
   /**
-   * When a filtered walk has found fewer than `minPassed` after its first
-   * window and at most this many matches remain, they are ranked in one
-   * statement instead: exact, and cheaper than windows that keep missing.
+   * When a filtered walk has found fewer than `minPassed`, the pass rate so
+   * far says windows would walk through every remaining match before a page
+   * passed, and at most this many remain, they are ranked in one statement
+   * instead: exact, and cheaper than windows that keep missing.
    */
   readonly rankRestMax: number;
 }
@@ -163,15 +164,16 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
     candidates = best([...candidates, ...(rows as Candidate[])], budget.keep);
     if (n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
     hi = lo - 1;
-    // Selective filters: the newest matches rarely pass; rank all the rest at once if they are few enough.
+    const rate = Math.max(passed / examined, 1 / budget.maxWindow);
+    // Selective filters: when, at the pass rate seen, windows would walk through all the remaining matches
+    // before a page passed, and those are few enough, rank them in one statement instead.
     if (scope.where !== '' && passed < budget.minPassed) {
       const rest = prepared(db, COUNT_BELOW).pluck().get(expression, hi, budget.rankRestMax + 1) as number;
-      if (rest <= budget.rankRestMax) {
+      if (rest <= budget.rankRestMax && (budget.minPassed - passed) / rate >= rest) {
         const rows = rest === 0 ? [] : (prepared(db, filteredSql(layout, scope)).all(expression, 0, hi, ...scope.params, budget.keep) as WindowRow[]);
         return { candidates: best([...candidates, ...(rows as Candidate[])], budget.keep), truncated: false, exhausted: true, examined: examined + rest, passed: passed + (rows[0]?.passed ?? 0), floor: 0 };
       }
     }
-    const rate = Math.max(passed / examined, 1 / budget.maxWindow);
     size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     // A window is only started if, at the pace so far, it ends within the budget.
     const elapsed = performance.now() - started;
