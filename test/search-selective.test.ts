@@ -19,7 +19,7 @@ const NEW = '/home/dev/beta-service';
 const OLD_LINES = 5;
 const NEW_LINES = 3000;
 /** A first window of 256 matches and no time to start a second one. */
-const TIGHT = { firstWindow: 256, maxWindow: 1024, timeMs: 0, hardTimeMs: 0 };
+const TIGHT = { firstWindow: 256, maxWindow: 1024, timeMs: 0, hardTimeMs: 0, emptyTimeMs: 0 };
 
 function transcript(home: string, cwd: string, lines: number): void {
   const session = randomUUID();

@@ -131,6 +131,7 @@ export function countMatches(db: Db, request: SearchRequest, options: SearchOpti
     timeMs: Number.POSITIVE_INFINITY,
     minPassed: 0,
     hardTimeMs: Number.POSITIVE_INFINITY,
+    emptyTimeMs: Number.POSITIVE_INFINITY,
     maxMatches: Number.MAX_SAFE_INTEGER,
     keep: Number.MAX_SAFE_INTEGER,
     rankRestMax: 0,

@@ -12,8 +12,8 @@
 // each phrase's documents. The walk stops once `enough` matches passed the
 // filters, the matches are exhausted, or the time budget is spent (a longer
 // one while fewer than a page of matches passed, so that selective filters
-// still find what exists; and when few enough matches remain, those are
-// ranked in one statement, exactly). When
+// still find what exists; and if the page is still short and few enough
+// matches remain, those are ranked in one statement, exactly). When
 // it stops before the oldest match the result says so (truncated): the hits
 // are then the best-ranked among the newest matches.
 
@@ -53,17 +53,18 @@ export interface FtsBudget {
   /** Start no window that would end after this many milliseconds, once `minPassed` matches passed the filters... */
   readonly timeMs: number;
   readonly minPassed: number;
-  /** ...or, while fewer passed, after this many. */
+  /** ...or, while fewer passed, after this many... */
   readonly hardTimeMs: number;
+  /** ...or, while none passed, after this many (then the rest may be ranked at once, see rankRestMax). */
+  readonly emptyTimeMs: number;
   /** Never examine more than this many matches in one query. */
   readonly maxMatches: number;
   /** Best candidates kept (enough for `limit` hits after dropping copies). */
   readonly keep: number;
   /**
-   * When a filtered walk has found fewer than `minPassed`, the pass rate so
-   * far says windows would walk through every remaining match before a page
-   * passed, and at most this many remain, they are ranked in one statement
-   * instead: exact, and cheaper than windows that keep missing.
+   * When a filtered walk reaches its work bound with less than a page passed
+   * and at most this many matches remain, those are ranked in one statement:
+   * the page is exact instead of short.
    */
   readonly rankRestMax: number;
 }
@@ -75,6 +76,7 @@ export const FTS_BUDGET: FtsBudget = {
   timeMs: 15,
   minPassed: 10,
   hardTimeMs: 40,
+  emptyTimeMs: 15,
   maxMatches: 131_072,
   keep: 64,
   rankRestMax: 32_768,
@@ -82,7 +84,7 @@ export const FTS_BUDGET: FtsBudget = {
 
 const TOP = Number.MAX_SAFE_INTEGER;
 
-/** A candidate with how many passed its window; in an unfiltered window the first row instead describes it (n matches, lowest rowid lo). */
+/** An unfiltered window's row: a candidate with how many passed (all); the first row instead describes the window (n matches, lowest rowid lo). */
 interface WindowRow {
   readonly rowid: number;
   readonly score: number;
@@ -108,26 +110,36 @@ function unfilteredSql(): string {
  * matches that pass: where the window ends (rowids only, in C), then the
  * filtered, ranked matches inside it. CROSS JOIN keeps the FTS5 table the
  * outer loop (otherwise the planner may scan history_documents).
+ *
+ * `sorted`: 'fts5' is ORDER BY f.rank alone, which FTS5 answers by ranking
+ * every match of the expression itself, whatever the rowid range: half the
+ * time of SQLite's sort when (nearly) all matches are ranked anyway, far more
+ * for a narrow window. Ties are ordered newest first by `best` either way.
  */
 const BOUNDARY =
   'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
 
-function filteredSql(layout: Layout, scope: Scope): string {
+function filteredSql(layout: Layout, scope: Scope, sorted: 'sqlite' | 'fts5'): string {
   const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
-  return `SELECT f.rowid AS rowid, f.rank AS score, count(*) OVER () AS passed FROM history_fts f ${joins}
-    WHERE history_fts MATCH ? AND f.rowid BETWEEN ? AND ?${scope.where} ORDER BY f.rank, f.rowid DESC LIMIT ?`;
+  return `SELECT f.rowid AS rowid, f.rank AS score FROM history_fts f ${joins}
+    WHERE history_fts MATCH ? AND f.rowid BETWEEN ? AND ?${scope.where} ORDER BY ${sorted === 'fts5' ? 'f.rank' : 'f.rank, f.rowid DESC'} LIMIT ?`;
 }
 
-/** One window: how many matches it held, where it ends, and its best candidates. */
-function runWindow(db: Db, layout: Layout, expression: string, scope: Scope, hi: number, size: number, keep: number): { n: number; lo: number; rows: WindowRow[] } {
+/** The best `keep` filtered matches in [lo, hi], and how many passed: exact below `keep`, else `keep` + 1 (at least that many). */
+function rankFiltered(db: Db, layout: Layout, expression: string, scope: Scope, lo: number, hi: number, keep: number): { rows: Candidate[]; passed: number } {
+  const rows = prepared(db, filteredSql(layout, scope, lo === 0 ? 'fts5' : 'sqlite')).all(expression, lo, hi, ...scope.params, keep) as Candidate[];
+  return { rows, passed: rows.length < keep ? rows.length : keep + 1 };
+}
+
+/** One window: how many matches it held, where it ends, its best candidates and how many passed. */
+function runWindow(db: Db, layout: Layout, expression: string, scope: Scope, hi: number, size: number, keep: number): { n: number; lo: number; rows: Candidate[]; passed: number } {
   if (scope.where === '') {
     const [edge, ...rows] = prepared(db, unfilteredSql()).all(expression, hi, size, keep) as WindowRow[];
-    return { n: edge?.n ?? 0, lo: edge?.lo ?? 0, rows };
+    return { n: edge?.n ?? 0, lo: edge?.lo ?? 0, rows, passed: rows[0]?.passed ?? 0 };
   }
   const edge = prepared(db, BOUNDARY).get(expression, hi, size) as { n: number; lo: number | null };
-  if (edge.n === 0) return { n: 0, lo: 0, rows: [] };
-  const rows = prepared(db, filteredSql(layout, scope)).all(expression, edge.lo, hi, ...scope.params, keep) as WindowRow[];
-  return { n: edge.n, lo: edge.lo as number, rows };
+  if (edge.n === 0) return { n: 0, lo: 0, rows: [], passed: 0 };
+  return { n: edge.n, lo: edge.lo as number, ...rankFiltered(db, layout, expression, scope, edge.lo as number, hi, keep) };
 }
 
 /** Whether any match lies at or below `hi`. */
@@ -157,29 +169,29 @@ function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: 
   let passed = 0;
   for (;;) {
     const want = Math.min(size, budget.maxMatches - examined);
-    const { n, lo, rows } = runWindow(db, layout, expression, scope, hi, want, budget.keep);
+    const window = runWindow(db, layout, expression, scope, hi, want, budget.keep);
+    const { n, lo } = window;
     if (n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
-    passed += rows[0]?.passed ?? 0;
+    passed += window.passed;
     examined += n;
-    candidates = best([...candidates, ...(rows as Candidate[])], budget.keep);
+    candidates = best([...candidates, ...window.rows], budget.keep);
     if (n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
     hi = lo - 1;
     const rate = Math.max(passed / examined, 1 / budget.maxWindow);
-    // Selective filters: when, at the pass rate seen, windows would walk through all the remaining matches
-    // before a page passed, and those are few enough, rank them in one statement instead.
-    if (scope.where !== '' && passed < budget.minPassed) {
-      const rest = prepared(db, COUNT_BELOW).pluck().get(expression, hi, budget.rankRestMax + 1) as number;
-      if (rest <= budget.rankRestMax && (budget.minPassed - passed) / rate >= rest) {
-        const rows = rest === 0 ? [] : (prepared(db, filteredSql(layout, scope)).all(expression, 0, hi, ...scope.params, budget.keep) as WindowRow[]);
-        return { candidates: best([...candidates, ...(rows as Candidate[])], budget.keep), truncated: false, exhausted: true, examined: examined + rest, passed: passed + (rows[0]?.passed ?? 0), floor: 0 };
-      }
-    }
     size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
     // A window is only started if, at the pace so far, it ends within the budget.
     const elapsed = performance.now() - started;
     const projected = elapsed + (elapsed / examined) * size;
-    const limit = passed >= budget.minPassed ? budget.timeMs : budget.hardTimeMs;
+    const limit = passed >= budget.minPassed ? budget.timeMs : passed > 0 ? budget.hardTimeMs : budget.emptyTimeMs;
     if (passed >= budget.enough || examined >= budget.maxMatches || projected > limit) {
+      // Selective filters that left the page short: rank the remaining matches at once if they are few enough.
+      if (scope.where !== '' && passed < budget.minPassed) {
+        const rest = prepared(db, COUNT_BELOW).pluck().get(expression, hi, budget.rankRestMax + 1) as number;
+        if (rest <= budget.rankRestMax) {
+          const ranked = rest === 0 ? { rows: [], passed: 0 } : rankFiltered(db, layout, expression, scope, 0, hi, budget.keep);
+          return { candidates: best([...candidates, ...ranked.rows], budget.keep), truncated: false, exhausted: true, examined: examined + rest, passed: passed + ranked.passed, floor: 0 };
+        }
+      }
       const more = prepared(db, ANY_BELOW).get(expression, hi) !== undefined;
       return { candidates, truncated: more, exhausted: !more, examined, passed, floor: more ? lo : 0 };
     }
