@@ -26,6 +26,13 @@ export function messageSource(id: string, recipient: string): string {
   return `messages:${id}:${recipient}`;
 }
 
+/** The message id of an envelope record's source key (messageSource's inverse), else null. */
+export function messageOfSource(source: string | null): string | null {
+  if (source === null || !source.startsWith('messages:')) return null;
+  const end = source.indexOf(':', 9);
+  return end === -1 ? null : source.slice(9, end);
+}
+
 export function messagePart(id: string): string {
   return `messages:${id}`;
 }

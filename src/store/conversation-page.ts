@@ -12,7 +12,7 @@ import type { ConversationInfo, ConversationRecord, ConversationRequest, GetConv
 import type { Db } from './open.ts';
 import { hasTable } from './open.ts';
 import { isForeignHome } from './foreign-home.ts';
-import { prepared } from './search/statements.ts';
+import { prepared } from './statements.ts';
 
 const EMPTY: GetConversationOutput = { conversation: null, records: [], next: null };
 

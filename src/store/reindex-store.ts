@@ -10,6 +10,7 @@
 
 import { LINE_FORMATS, type LineFacts } from '../../protocols/records.ts';
 import type { Db } from './open.ts';
+import { prepared } from './statements.ts';
 
 export const REINDEX_KEY = 'reindex';
 export const REINDEX_DONE_KEY = 'reindex-done';
@@ -46,13 +47,16 @@ export interface ReindexProgress {
 /** File source formats whose records are replayed through the parsers ('jsonl' is the legacy name). */
 export const FILE_FORMATS = [...LINE_FORMATS, 'jsonl'] as const;
 
+const CURSOR_VALUE = 'SELECT cursor FROM history_cursors WHERE source = ?';
+
+/** The reindex in progress, or null (read before every batch, so its statement is cached). */
 export function reindexProgress(db: Db): ReindexProgress | null {
-  const text = db.prepare('SELECT cursor FROM history_cursors WHERE source = ?').pluck().get(REINDEX_KEY) as string | undefined;
+  const text = prepared(db, CURSOR_VALUE).pluck().get(REINDEX_KEY) as string | undefined;
   return text === undefined ? null : (JSON.parse(text) as ReindexProgress);
 }
 
 export function lastReindex(db: Db): number | null {
-  const text = db.prepare('SELECT cursor FROM history_cursors WHERE source = ?').pluck().get(REINDEX_DONE_KEY) as string | undefined;
+  const text = prepared(db, CURSOR_VALUE).pluck().get(REINDEX_DONE_KEY) as string | undefined;
   return text === undefined ? null : Number(text);
 }
 

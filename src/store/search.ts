@@ -13,7 +13,7 @@ import { gatherPlain } from './search/plain.ts';
 import { type ParsedQuery, parseQuery } from './search/query.ts';
 import { buildScope, type Scope } from './search/scope.ts';
 import { collapse, snippetAround } from './search/snippet.ts';
-import { prepared } from './search/statements.ts';
+import { prepared } from './statements.ts';
 
 export { parseQuery } from './search/query.ts';
 

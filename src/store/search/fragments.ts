@@ -14,7 +14,7 @@ import type { Db } from '../open.ts';
 import type { Candidate } from './fts.ts';
 import type { Layout } from './layout.ts';
 import type { Scope } from './scope.ts';
-import { prepared } from './statements.ts';
+import { prepared } from '../statements.ts';
 
 interface FragmentIndex {
   maxRecord: number;

@@ -21,7 +21,7 @@ import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
 import { splitLines } from './fragments.ts';
 import type { Scope } from './scope.ts';
-import { prepared } from './statements.ts';
+import { prepared } from '../statements.ts';
 
 export interface Candidate {
   readonly rowid: number;

@@ -3,10 +3,11 @@
 // share it), then the columns and a snippet for the few hits returned.
 
 import type { SearchHit } from '../../../protocols/search.ts';
+import { messageOfSource } from '../../bridge/keys.ts';
 import type { Db } from '../open.ts';
 import type { Candidate } from './fts.ts';
 import type { Layout } from './layout.ts';
-import { prepared } from './statements.ts';
+import { prepared } from '../statements.ts';
 
 const KEY_BATCH = 256;
 
@@ -18,12 +19,6 @@ interface KeyRow {
   readonly source: string | null;
 }
 
-/** The message id of a bridge envelope record (`messages:<id>:<recipient>`). */
-export function messageOfSource(source: string | null): string | null {
-  if (source === null || !source.startsWith('messages:')) return null;
-  const end = source.indexOf(':', 9);
-  return end === -1 ? null : source.slice(9, end);
-}
 
 function keysSql(layout: Layout): string {
   return `SELECT d.rowid AS rowid, d.at AS at, d.message AS message, ${layout.lineKey} AS line, ${layout.recordSource} AS source

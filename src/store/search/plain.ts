@@ -11,7 +11,7 @@ import { fragmentIndex } from './fragments.ts';
 import type { Candidate, Gathered } from './fts.ts';
 import type { Layout } from './layout.ts';
 import type { Scope } from './scope.ts';
-import { prepared } from './statements.ts';
+import { prepared } from '../statements.ts';
 
 export interface PlainBudget {
   readonly timeMs: number;

@@ -7,7 +7,7 @@
 
 import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
-import { prepared } from './statements.ts';
+import { prepared } from '../statements.ts';
 
 const WINDOWS_PATH = /^(?:[A-Za-z]:[\\/]|\\\\)/;
 

@@ -19,7 +19,7 @@ import type { SearchFilters } from '../../../protocols/search.ts';
 import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
 import { knownProjects, matchProjects } from './projects.ts';
-import { prepared } from './statements.ts';
+import { prepared } from '../statements.ts';
 
 export interface Scope {
   /** Conditions to append to a WHERE clause (each starts with ' AND '). */

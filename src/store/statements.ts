@@ -1,9 +1,11 @@
-// A small per-connection cache of prepared statements. Search SQL depends on
+// A small per-connection cache of prepared statements, for SQL run often on
+// a connection that does not hold its statements itself: search SQL depends on
 // the filters (a handful of shapes), so preparing on every query would cost
-// more than many of the queries themselves.
+// more than many of the queries themselves; the reindex progress is read before
+// every batch.
 
 import type Database from 'better-sqlite3';
-import type { Db } from '../open.ts';
+import type { Db } from './open.ts';
 
 export type Statement = Database.Statement<unknown[], unknown>;
 
