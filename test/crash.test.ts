@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { cli, cliJson, envFor, fixturesDir, prng, sha256, spawnCli, sqliteModule, tempDir } from './helpers/home.ts';
-import { tilingProblems, withStore } from './helpers/store.ts';
+import { facetsDrift, tilingProblems, withStore } from './helpers/store.ts';
 
 const KILLS = 24;
 
@@ -73,6 +73,7 @@ describe('crash safety', () => {
       const refs = db.prepare('SELECT count(*) FROM history_document_refs').pluck().get();
       const documents = db.prepare("SELECT count(*) FROM history_documents WHERE id LIKE 'durable:%'").pluck().get();
       assert.equal(refs, documents, 'one ref per derived document');
+      assert.equal(facetsDrift(db), 0, 'the facets mirror the documents');
       // A record's documents were written with it: a chunk has documents, or its lines were
       // routed to inline sidechain records that have them.
       const bare = db

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { canonicalProject } from '../src/project/canonical.ts';
+import { canonicalProject, canonicalProjectSync } from '../src/project/canonical.ts';
 import { cli, cliJson, envFor, tempDir } from './helpers/home.ts';
 
 function git(cwd: string, ...args: string[]): void {
@@ -29,20 +29,32 @@ function repository(): { main: string; worktree: string } {
 }
 
 describe('project identity', () => {
-  it('maps subfolders and linked worktrees to the main checkout, other directories to their physical path', async () => {
-    const { main, worktree } = repository();
-    assert.equal(await canonicalProject(join(main, 'src', 'deep')), main);
-    assert.equal(await canonicalProject(join(worktree, 'pkg')), main);
-    assert.equal(await canonicalProject(worktree), main);
+  for (const [driver, canonical] of [
+    ['async', canonicalProject],
+    ['sync', (path: string) => Promise.resolve(canonicalProjectSync(path))],
+  ] as const) {
+    it(`maps subfolders and linked worktrees to the main checkout, submodules and other directories to themselves (${driver})`, async () => {
+      const { main, worktree } = repository();
+      assert.equal(await canonical(join(main, 'src', 'deep')), main);
+      assert.equal(await canonical(join(worktree, 'pkg')), main);
+      assert.equal(await canonical(worktree), main);
 
-    const plain = tempDir('abh-plain-');
-    mkdirSync(join(plain, 'real', 'inner'), { recursive: true });
-    symlinkSync(join(plain, 'real'), join(plain, 'alias'));
-    assert.equal(await canonicalProject(join(plain, 'alias', 'inner')), realpathSync(join(plain, 'real', 'inner')));
+      // A submodule's ".git" file names a git dir without `commondir`: the submodule is its own project.
+      const submodule = join(main, 'vendor', 'lib');
+      mkdirSync(join(submodule, 'src'), { recursive: true });
+      mkdirSync(join(main, '.git', 'modules', 'lib'), { recursive: true });
+      writeFileSync(join(submodule, '.git'), 'gitdir: ../../.git/modules/lib\n');
+      assert.equal(await canonical(join(submodule, 'src')), submodule);
 
-    assert.equal(await canonicalProject('/no/such/project/on/this/machine'), '/no/such/project/on/this/machine');
-    assert.equal(await canonicalProject('C:\\Users\\someone\\game'), 'C:\\Users\\someone\\game');
-  });
+      const plain = tempDir('abh-plain-');
+      mkdirSync(join(plain, 'real', 'inner'), { recursive: true });
+      symlinkSync(join(plain, 'real'), join(plain, 'alias'));
+      assert.equal(await canonical(join(plain, 'alias', 'inner')), realpathSync(join(plain, 'real', 'inner')));
+
+      assert.equal(await canonical('/no/such/project/on/this/machine'), '/no/such/project/on/this/machine');
+      assert.equal(await canonical('C:\\Users\\someone\\game'), 'C:\\Users\\someone\\game');
+    });
+  }
 
   it('files a transcript recorded in a linked worktree under the main project, and finds it from there', async () => {
     const { main, worktree } = repository();

@@ -7,20 +7,22 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { cli, cliJson, envFor, fixtureHome, prng, sha256, spawnCli, type FixtureManifest } from './helpers/home.ts';
-import { withStore } from './helpers/store.ts';
+import { facetsDrift, withStore } from './helpers/store.ts';
 
 /** Keywords from every kind of place: inline sidechain, oversized line tail, persisted output, nested agent, Codex child, multibyte. */
 const SAMPLE = ['sidechainvelvet', 'tailmarkeromega', 'fenneltail', 'nestedagentsorrel', 'childlantern', 'codexbigtail', '東京タワー', 'quokkaflux'];
 
 interface Snapshot {
   readonly documents: string;
+  /** See facetsDrift: 0 every time. */
+  readonly facetsDrift: number;
   readonly searches: Record<string, string[]>;
 }
 
 async function snapshot(home: string, manifest: FixtureManifest, env: NodeJS.ProcessEnv): Promise<Snapshot> {
-  const documents = withStore(home, (db) => {
+  const [documents, drift] = withStore(home, (db) => {
     const rows = db.prepare("SELECT id, kind, agent, at, body, session, job, cursor FROM history_documents ORDER BY id").all();
-    return sha256(Buffer.from(JSON.stringify(rows)));
+    return [sha256(Buffer.from(JSON.stringify(rows))), facetsDrift(db)] as const;
   });
   // The documents digest covers every document; searches check the index answers the same.
   const searches: Record<string, string[]> = {};
@@ -29,7 +31,7 @@ async function snapshot(home: string, manifest: FixtureManifest, env: NodeJS.Pro
     const result = await cliJson<{ hits: Array<{ id: string; conversation: string; snippet: string }> }>(['search', keyword, '--limit', '50', '--json'], env);
     searches[keyword] = result.hits.map((h) => `${h.id} ${h.conversation} ${h.snippet}`).sort();
   }
-  return { documents, searches };
+  return { documents, facetsDrift: drift, searches };
 }
 
 describe('reindex', () => {
@@ -40,6 +42,7 @@ describe('reindex', () => {
     const records = withStore(home, (db) => db.prepare('SELECT count(*) FROM conversation_records').pluck().get());
     const before = await snapshot(home, manifest, env);
     assert.ok(Object.values(before.searches).every((hits) => hits.length > 0), 'every keyword found before');
+    assert.equal(before.facetsDrift, 0, 'the facets mirror the documents');
 
     const run = await cli(['reindex'], env);
     assert.equal(run.code, 0, run.stderr);

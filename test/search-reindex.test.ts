@@ -1,7 +1,6 @@
 // A reindex (reset of derived data, rebuilt from retained records) restores
 // identical search results. Runs `agent-bridge reindex` black-box on a
-// private copy of a captured home; skipped, saying so, while the command is
-// not part of this build (it arrives with the migration/reindex work).
+// private copy of a captured home.
 
 import assert from 'node:assert/strict';
 import { cpSync } from 'node:fs';
@@ -12,7 +11,7 @@ import { HistoryReader } from '../src/read/history-reader.ts';
 import { cli } from './helpers/home.ts';
 import { fixtureHome, homeEnv, searchTempDir } from './helpers/search-homes.ts';
 
-test('reindex restores identical search results for every fixture keyword and filter', async (t) => {
+test('reindex restores identical search results for every fixture keyword and filter', async () => {
   const fixture = await fixtureHome({ fts: true });
   const bridgeHome = join(searchTempDir('reindex'), 'bridge');
   cpSync(fixture.bridgeHome, bridgeHome, { recursive: true });
@@ -35,10 +34,6 @@ test('reindex restores identical search results for every fixture keyword and fi
   };
   const before = await snapshot();
   const reindex = await cli(['reindex'], env);
-  if (reindex.code === 2 && /unknown command "reindex"/.test(reindex.stderr)) {
-    t.skip('agent-bridge reindex is not part of this build yet');
-    return;
-  }
   assert.equal(reindex.code, 0, reindex.stderr);
   assert.deepEqual(await snapshot(), before);
 });

@@ -11,7 +11,7 @@ import { HistoryError, toHistoryError } from '../../protocols/errors.ts';
 import type { GetConversationOutput, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryPaths } from '../config/paths.ts';
-import { canonicalProject } from '../project/canonical.ts';
+import { canonicalProjectSync } from '../project/canonical.ts';
 import { conversationPage } from '../store/conversation-page.ts';
 import { openReadStore, type ReadStore } from '../store/read-path.ts';
 import { search, type SearchOptions } from '../store/search.ts';
@@ -43,9 +43,9 @@ export class HistoryReader {
     const parsed = parseSearchRequest(input);
     if (!parsed.ok) throw new HistoryError('BAD_INPUT', `invalid search_history input: ${parsed.error}`);
     const request = parsed.value;
-    // Canonicalise outside any statement (it reads the file system).
+    // Canonicalise outside any statement (it reads the file system, synchronously: a reader never runs on the broker thread).
     const project = request.filters.project;
-    const projectPaths = project === undefined ? [] : [await canonicalProject(project)];
+    const projectPaths = project === undefined ? [] : [canonicalProjectSync(project)];
     const store = this.current();
     if (store.db === null) return { engine: 'fts5', hits: [], truncated: false, store: 'none' };
     try {

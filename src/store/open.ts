@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { fold } from '../text/fold.ts';
-import { OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
+import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
 
 export type Db = Database.Database;
 
@@ -74,6 +74,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
     const create = db.transaction(() => {
       if (assertVersion(db, path) === SCHEMA_VERSION) {
         db.exec(OWN_INDEXES_SQL);
+        if (!hasTable(db, 'history_document_facets')) {
+          db.exec(FACETS_SQL);
+          db.exec(FACETS_FILL_SQL);
+        }
         return;
       }
       const fts = options.fts ?? (ftsWanted() && ftsAvailable());

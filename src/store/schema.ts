@@ -212,6 +212,36 @@ CREATE INDEX idx_conversation_sources_identity ON conversation_sources(identity)
 `;
 
 /**
+ * history_document_facets: the columns search filters read per FTS match
+ * (agent, kind, at) of every document, in rows of a few bytes. Reading them
+ * from history_documents costs a row of that wide table per match (five
+ * times the time); the filters of a selective search check thousands of
+ * matches. Derived data, kept equal to history_documents by triggers (so
+ * every writer, the migration's copy and reindex included, keeps it).
+ * Stores created before it get it, filled, when the writer opens them.
+ */
+export const FACETS_SQL = `
+CREATE TABLE IF NOT EXISTS history_document_facets (
+  doc INTEGER PRIMARY KEY,
+  agent TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS history_facets_insert AFTER INSERT ON history_documents BEGIN
+  INSERT INTO history_document_facets (doc, agent, kind, at) VALUES (new.rowid, new.agent, new.kind, new.at);
+END;
+CREATE TRIGGER IF NOT EXISTS history_facets_update AFTER UPDATE ON history_documents BEGIN
+  UPDATE history_document_facets SET doc = new.rowid, agent = new.agent, kind = new.kind, at = new.at WHERE doc = old.rowid;
+END;
+CREATE TRIGGER IF NOT EXISTS history_facets_delete AFTER DELETE ON history_documents BEGIN
+  DELETE FROM history_document_facets WHERE doc = old.rowid;
+END;
+`;
+
+/** Fill history_document_facets of a store created before it (one statement, in the opening transaction). */
+export const FACETS_FILL_SQL = `INSERT INTO history_document_facets (doc, agent, kind, at) SELECT rowid, agent, kind, at FROM history_documents`;
+
+/**
  * Our own indexes on legacy tables that stores created before them lack:
  * created when the writer opens the store (IF NOT EXISTS; no column changes).
  *   idx_conversations_session  a session bound to a job tags its conversations
@@ -227,5 +257,5 @@ export interface SchemaParts {
 
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
-  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, OWN_INDEXES_SQL].join('\n');
+  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, OWN_INDEXES_SQL].join('\n');
 }

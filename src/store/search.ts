@@ -14,6 +14,7 @@ import { type ParsedQuery, parseQuery } from './search/query.ts';
 import { buildScope, type Scope } from './search/scope.ts';
 import { collapse, snippetAround } from './search/snippet.ts';
 import { prepared } from './statements.ts';
+import { ROWID } from './search/rowid.ts';
 
 export { parseQuery } from './search/query.ts';
 
@@ -49,10 +50,8 @@ function scopeFor(db: Db, layout: Layout, request: SearchRequest, options: Searc
   return buildScope(db, layout, request.filters, { doc, ...(options.projectPaths === undefined ? {} : { projectPaths: options.projectPaths }) });
 }
 
-// better-sqlite3 binds a JS number as REAL, and FTS5 (SQLite 3.53) answers
-// `rowid = <real>` with every match, not the one row: the CAST is required.
 function ftsSnippet(db: Db, parsed: ParsedQuery) {
-  const statement = prepared(db, "SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = CAST(? AS INTEGER)").pluck();
+  const statement = prepared(db, `SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = ${ROWID}`).pluck();
   return (rowid: number, body: string): string => {
     const text = statement.get(parsed.fts, rowid) as string | null | undefined;
     return snippetAround(text !== null && text !== undefined && collapse(text) !== '' ? text : body, parsed.words);
@@ -62,7 +61,7 @@ function ftsSnippet(db: Db, parsed: ParsedQuery) {
 function notice(engine: 'fts5' | 'plain', gathered: Gathered): string | undefined {
   if (!gathered.truncated) return undefined;
   return engine === 'fts5'
-    ? `more documents match than one search examines: the hits are the best-ranked among the newest ${gathered.examined} matches; add words or filters (project, agent, since) to narrow it`
+    ? `more documents match than one search examines: the hits are the best-ranked among the newest ${gathered.passed} matching documents (after filters); add words or filters (project, agent, since) to narrow it`
     : `the literal search stopped at its time budget after ${gathered.examined} documents, newest first; add filters (project, agent, since) to narrow it`;
 }
 
@@ -83,8 +82,9 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
   if (useFts) {
     try {
       // Rank among at least `enough` matches that pass the filters (all of the first window without filters).
-      const enough = Math.max(FTS_BUDGET.enough, request.limit * 8);
-      for (let attempt = 0, keep = Math.max(FTS_BUDGET.keep, request.limit * 4); ; attempt++, keep *= 4) {
+      for (let attempt = 0, scale = 1; ; attempt++, scale *= 4) {
+        const enough = Math.max(FTS_BUDGET.enough, request.limit * 8) * scale;
+        const keep = Math.max(FTS_BUDGET.keep, request.limit * 4) * scale;
         let gathered = gatherFts(db, layout, parsed.ftsPhrases, scope, { ...FTS_BUDGET, enough, minPassed: request.limit, keep, ...options.fts });
         let rowids = distinct(db, layout, gathered.candidates, request.limit);
         // Lines matching only across fragments rank last: needed only when the page is not full.

@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseSearchRequest, type SearchRequest } from '../../protocols/search.ts';
 import { cli, fixturesDir, run, sqliteModule } from './home.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'ab-search-'));
@@ -85,4 +86,42 @@ export async function legacyBridgeHome(): Promise<{ bridgeHome: string; env: Nod
 /** A fresh folder inside this process's search-home root (removed at exit). */
 export function searchTempDir(name: string): string {
   return mkdtempSync(join(root, `${name}-`));
+}
+
+/** A query make-corpus.mjs planted, with how many lines match it (queries.json). */
+export interface PlantedQuery {
+  readonly id: string;
+  readonly kind: string;
+  readonly text: string;
+  readonly filters: Record<string, string>;
+  readonly expected: { readonly matches: number };
+}
+
+export interface CorpusHome {
+  readonly home: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly historyDb: string;
+  readonly queries: PlantedQuery[];
+}
+
+/** A small make-corpus.mjs home (Claude, Codex and OpenCode), captured by `ingest --once`. */
+export async function corpusHome(options: { readonly bytes: string; readonly seed: number }): Promise<CorpusHome> {
+  const home = searchTempDir('corpus');
+  const made = await run(process.execPath, [join(fixturesDir, 'make-corpus.mjs'), home, '--bytes', options.bytes, '--seed', String(options.seed), '--workers', '1', '--sqlite-module', sqliteModule], {
+    PATH: process.env.PATH,
+  });
+  if (made.code !== 0) throw new Error(`make-corpus failed (${made.code}): ${made.stderr}`);
+  const env = homeEnv(home, join(home, '.agent-bridge'));
+  const ingested = await cli(['ingest', '--once', '--pace', 'max'], env);
+  if (ingested.code !== 0) throw new Error(`ingest failed (${ingested.code}): ${ingested.stderr}`);
+  const { readFile } = await import('node:fs/promises');
+  const queries = (JSON.parse(await readFile(join(home, 'queries.json'), 'utf8')) as { queries: PlantedQuery[] }).queries;
+  return { home, env, historyDb: join(home, '.agent-bridge', 'history.db'), queries };
+}
+
+/** A validated search request (throws on what search_history would reject). */
+export function searchRequest(text: string, filters: Record<string, string>, limit = 50): SearchRequest {
+  const parsed = parseSearchRequest({ query: text, filters, limit });
+  if (!parsed.ok) throw new Error(parsed.error);
+  return parsed.value;
 }

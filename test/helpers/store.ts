@@ -57,3 +57,18 @@ export function tilingProblems(db: Store): string[] {
   }
   return problems;
 }
+
+/**
+ * Documents whose history_document_facets row is missing or differs, plus
+ * facets rows without their document: 0 when the facets mirror the documents.
+ */
+export function facetsDrift(db: Store): number {
+  return db
+    .prepare(
+      `SELECT (SELECT count(*) FROM history_documents d LEFT JOIN history_document_facets x ON x.doc = d.rowid
+               WHERE x.doc IS NULL OR x.agent IS NOT d.agent OR x.kind IS NOT d.kind OR x.at IS NOT d.at)
+            + (SELECT count(*) FROM history_document_facets x WHERE NOT EXISTS (SELECT 1 FROM history_documents d WHERE d.rowid = x.doc))`,
+    )
+    .pluck()
+    .get() as number;
+}

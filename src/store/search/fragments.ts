@@ -13,8 +13,9 @@
 import type { Db } from '../open.ts';
 import type { Candidate } from './fts.ts';
 import type { Layout } from './layout.ts';
-import type { Scope } from './scope.ts';
+import { type Scope, scopeJoins } from './scope.ts';
 import { prepared } from '../statements.ts';
+import { ROWID } from './rowid.ts';
 
 interface FragmentIndex {
   maxRecord: number;
@@ -99,7 +100,7 @@ export function splitLines(db: Db, layout: Layout, phrases: readonly string[], s
   if (phrases.length < 2 || !layout.refs || !layout.records || scope.empty) return [];
   const index = fragmentIndex(db);
   if (index.lineOf.size === 0) return [];
-  const matches = prepared(db, 'SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ? AND ?').pluck();
+  const matches = prepared(db, `SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid BETWEEN ${ROWID} AND ${ROWID}`).pluck();
   let lines: Set<string> | null = null;
   for (const phrase of phrases) {
     const next = new Set<string>();
@@ -115,7 +116,7 @@ export function splitLines(db: Db, layout: Layout, phrases: readonly string[], s
     const head = (index.docsOf.get(key) ?? []).find((doc) => doc >= lo && doc <= hi);
     if (head !== undefined) heads.push(head);
   }
-  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
+  const joins = scopeJoins(layout, scope, 'f.rowid');
   const passing = prepared(db, `SELECT f.rowid FROM (SELECT value AS rowid FROM json_each(?)) f ${joins} WHERE 1 = 1${scope.where}`)
     .pluck()
     .all(JSON.stringify(heads), ...scope.params) as number[];

@@ -3,25 +3,31 @@
 //
 // Bounded work. Ranking every match of a very common word costs time in
 // proportion to the corpus, so matches are examined newest first (by rowid,
-// which FTS5 iterates natively) in windows: the newest N matches below the
-// previous window are filtered and ranked by bm25 in SQLite, which returns
-// only the best few, with how many were examined and how many passed. The first window holds
-// `firstWindow` matches; later ones are sized from the pass rate seen so far
-// to reach `enough` in one more step (between `firstWindow` and
-// `maxWindow`), because every statement pays bm25's fixed cost of counting
-// each phrase's documents. The walk stops once `enough` matches passed the
-// filters, the matches are exhausted, or the time budget is spent (a longer
-// one while fewer than a page of matches passed, so that selective filters
-// still find what exists; and if the page is still short and few enough
-// matches remain, those are ranked in one statement, exactly). When
-// it stops before the oldest match the result says so (truncated): the hits
-// are then the best-ranked among the newest matches.
+// which FTS5 iterates natively) in windows of the newest N matches below the
+// previous window, and the hits are the best-ranked among the newest
+// `enough` matches that pass the filters.
+//   Without filters a window is ranked in SQLite, which returns only the best
+// few. The first window holds `firstWindow` matches; the next (up to
+// `maxWindow`) is sized to reach `enough`, because every statement pays
+// bm25's fixed cost of counting each phrase's documents.
+//   With filters a window is scanned newest first and returns the matches
+// that pass, with their bm25, until `enough` passed: bm25 is computed only
+// for those, and the scan stops there (a filter most matches pass costs a
+// few hundred matches, not a window). Later windows are sized from the pass
+// rate seen so far.
+// The walk stops once `enough` matches passed, the matches are exhausted, or
+// the time budget is spent (a longer one while fewer than a page passed, so
+// that selective filters still find what exists; and if the page is still
+// short and few enough matches remain, those are scanned to the end in one
+// statement). When it stops before the oldest match the result says so
+// (truncated).
 
 import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
 import { splitLines } from './fragments.ts';
-import type { Scope } from './scope.ts';
+import { type Scope, scopeJoins } from './scope.ts';
 import { prepared } from '../statements.ts';
+import { ROWID } from './rowid.ts';
 
 export interface Candidate {
   readonly rowid: number;
@@ -38,14 +44,14 @@ export interface Gathered {
   readonly truncated: boolean;
   /** Every match was examined. */
   readonly exhausted: boolean;
-  /** Matches examined (before filters). */
+  /** Matches examined (before filters; with filters counted by whole windows, so at most this many). */
   readonly examined: number;
   /** Matches that passed the filters. */
   readonly passed: number;
 }
 
 export interface FtsBudget {
-  /** Matches in the first window (windows double up to maxWindow). */
+  /** Matches in the first window (later ones are sized from the pass rate, up to maxWindow). */
   readonly firstWindow: number;
   readonly maxWindow: number;
   /** Stop once this many matches passed the filters. */
@@ -63,8 +69,8 @@ export interface FtsBudget {
   readonly keep: number;
   /**
    * When a filtered walk reaches its work bound with less than a page passed
-   * and at most this many matches remain, those are ranked in one statement:
-   * the page is exact instead of short.
+   * and at most this many matches remain, those are scanned in one
+   * statement: the page is full (or every passing match) instead of short.
    */
   readonly rankRestMax: number;
 }
@@ -72,7 +78,7 @@ export interface FtsBudget {
 export const FTS_BUDGET: FtsBudget = {
   firstWindow: 1024,
   maxWindow: 4096,
-  enough: 64,
+  enough: 128,
   timeMs: 15,
   minPassed: 10,
   hardTimeMs: 40,
@@ -98,59 +104,37 @@ interface WindowRow {
  * below `hi` (with bm25) are materialised once; the first row counts them,
  * the rest are the best `keep`, each carrying how many passed (all).
  */
-function unfilteredSql(): string {
-  return `WITH w AS MATERIALIZED (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)
+const UNFILTERED = `WITH w AS MATERIALIZED (SELECT rowid, rank FROM history_fts WHERE history_fts MATCH ? AND rowid <= ${ROWID} ORDER BY rowid DESC LIMIT ?)
     SELECT NULL AS rowid, NULL AS score, count(*) AS n, min(rowid) AS lo, NULL AS passed FROM w
     UNION ALL
     SELECT * FROM (SELECT rowid, rank AS score, NULL AS n, NULL AS lo, count(*) OVER () AS passed FROM w ORDER BY rank, rowid DESC LIMIT ?)`;
-}
+
+/** Where the window of the newest `size` matches at or below `hi` ends (rowids only, in C). */
+const BOUNDARY = `SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ${ROWID} ORDER BY rowid DESC LIMIT ?)`;
 
 /**
- * With filters, two passes per window, so that bm25 is computed only for the
- * matches that pass: where the window ends (rowids only, in C), then the
- * filtered, ranked matches inside it. CROSS JOIN keeps the FTS5 table the
- * outer loop (otherwise the planner may scan history_documents).
- *
- * `sorted`: 'fts5' is ORDER BY f.rank alone, which FTS5 answers by ranking
- * every match of the expression itself, whatever the rowid range: half the
- * time of SQLite's sort when (nearly) all matches are ranked anyway, far more
- * for a narrow window. Ties are ordered newest first by `best` either way.
+ * With filters: the newest matches in [lo, hi] that pass, with their bm25,
+ * at most `need` of them. FTS5 consumes the ORDER BY (no sort), so the scan
+ * stops at the `need`th passing match, and bm25 is evaluated only for the
+ * rows returned. CROSS JOIN keeps the FTS5 table the outer loop (otherwise
+ * the planner may scan history_documents).
  */
-const BOUNDARY =
-  'SELECT count(*) AS n, min(rowid) AS lo FROM (SELECT rowid FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?)';
-
-function filteredSql(layout: Layout, scope: Scope, sorted: 'sqlite' | 'fts5'): string {
-  const joins = [scope.usesRefs ? layout.refJoin('f.rowid') : '', scope.usesDocument ? 'CROSS JOIN history_documents d ON d.rowid = f.rowid' : ''].join(' ');
-  return `SELECT f.rowid AS rowid, f.rank AS score FROM history_fts f ${joins}
-    WHERE history_fts MATCH ? AND f.rowid BETWEEN ? AND ?${scope.where} ORDER BY ${sorted === 'fts5' ? 'f.rank' : 'f.rank, f.rowid DESC'} LIMIT ?`;
-}
-
-/** The best `keep` filtered matches in [lo, hi], and how many passed: exact below `keep`, else `keep` + 1 (at least that many). */
-function rankFiltered(db: Db, layout: Layout, expression: string, scope: Scope, lo: number, hi: number, keep: number): { rows: Candidate[]; passed: number } {
-  const rows = prepared(db, filteredSql(layout, scope, lo === 0 ? 'fts5' : 'sqlite')).all(expression, lo, hi, ...scope.params, keep) as Candidate[];
-  return { rows, passed: rows.length < keep ? rows.length : keep + 1 };
-}
-
-/** One window: how many matches it held, where it ends, its best candidates and how many passed. */
-function runWindow(db: Db, layout: Layout, expression: string, scope: Scope, hi: number, size: number, keep: number): { n: number; lo: number; rows: Candidate[]; passed: number } {
-  if (scope.where === '') {
-    const [edge, ...rows] = prepared(db, unfilteredSql()).all(expression, hi, size, keep) as WindowRow[];
-    return { n: edge?.n ?? 0, lo: edge?.lo ?? 0, rows, passed: rows[0]?.passed ?? 0 };
-  }
-  const edge = prepared(db, BOUNDARY).get(expression, hi, size) as { n: number; lo: number | null };
-  if (edge.n === 0) return { n: 0, lo: 0, rows: [], passed: 0 };
-  return { n: edge.n, lo: edge.lo as number, ...rankFiltered(db, layout, expression, scope, edge.lo as number, hi, keep) };
+function passingSql(layout: Layout, scope: Scope): string {
+  return `SELECT f.rowid AS rowid, f.rank AS score FROM history_fts f ${scopeJoins(layout, scope, 'f.rowid')}
+    WHERE history_fts MATCH ? AND f.rowid BETWEEN ${ROWID} AND ${ROWID}${scope.where} ORDER BY f.rowid DESC LIMIT ?`;
 }
 
 /** Whether any match lies at or below `hi`. */
-const ANY_BELOW = 'SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? LIMIT 1';
+const ANY_BELOW = `SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ${ROWID} LIMIT 1`;
 
 /** Matches at or below `hi` (doclists only, no ranking), counted up to `max` + 1. */
-const COUNT_BELOW = 'SELECT count(*) FROM (SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ? LIMIT ?)';
+const COUNT_BELOW = `SELECT count(*) FROM (SELECT 1 FROM history_fts WHERE history_fts MATCH ? AND rowid <= ${ROWID} LIMIT ?)`;
 
 /** Candidates for the phrases (all must match in one document) within `scope`, newest matches first, bounded by `budget`. */
 export function gatherFts(db: Db, layout: Layout, phrases: readonly string[], scope: Scope, budget: FtsBudget = FTS_BUDGET): Gathered {
-  return walk(db, layout, phrases.join(' AND '), scope, budget);
+  if (scope.empty) return { candidates: [], truncated: false, exhausted: true, examined: 0, passed: 0, floor: 0 };
+  const expression = phrases.join(' AND ');
+  return scope.where === '' ? walkUnfiltered(db, expression, budget) : walkFiltered(db, layout, expression, scope, budget);
 }
 
 /** `gathered` plus the lines that match the phrases only across their fragments, in the range it examined. */
@@ -159,43 +143,96 @@ export function withSplitLines(db: Db, layout: Layout, phrases: readonly string[
   return split.length === 0 ? gathered : { ...gathered, candidates: [...gathered.candidates, ...split], passed: gathered.passed + split.length };
 }
 
-function walk(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget): Gathered {
+/** The time and match bounds of one walk. */
+class Bounds {
+  private readonly started = performance.now();
+  constructor(private readonly budget: FtsBudget) {}
+
+  /** Whether a window of `size` more matches may start, at the pace so far (`examined` matches), with `passed` passed. */
+  allows(examined: number, passed: number, size: number): boolean {
+    const { budget } = this;
+    if (passed >= budget.enough || examined >= budget.maxMatches) return false;
+    const elapsed = performance.now() - this.started;
+    const limit = passed >= budget.minPassed ? budget.timeMs : passed > 0 ? budget.hardTimeMs : budget.emptyTimeMs;
+    return elapsed + (elapsed / examined) * size <= limit;
+  }
+
+  /** The next window's size: `enough` reached at the pass rate so far, within [firstWindow, maxWindow]. */
+  nextSize(examined: number, passed: number): number {
+    const { budget } = this;
+    const rate = Math.max(passed / examined, 1 / budget.maxWindow);
+    return Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
+  }
+}
+
+function walkUnfiltered(db: Db, expression: string, budget: FtsBudget): Gathered {
+  const bounds = new Bounds(budget);
   let candidates: Candidate[] = [];
-  if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0, floor: 0 };
-  const started = performance.now();
   let hi = TOP;
   let size = budget.firstWindow;
   let examined = 0;
   let passed = 0;
   for (;;) {
     const want = Math.min(size, budget.maxMatches - examined);
-    const window = runWindow(db, layout, expression, scope, hi, want, budget.keep);
-    const { n, lo } = window;
-    if (n === 0) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
-    passed += window.passed;
+    const [edge, ...rows] = prepared(db, UNFILTERED).all(expression, hi, want, budget.keep) as WindowRow[];
+    const n = edge?.n ?? 0;
     examined += n;
-    candidates = best([...candidates, ...window.rows], budget.keep);
-    if (n < want) return { candidates, truncated: false, exhausted: true, examined, passed, floor: 0 };
+    passed += rows[0]?.passed ?? 0;
+    candidates = best([...candidates, ...rows], budget.keep);
+    if (n < want) return { candidates, examined, passed, ...EXHAUSTED };
+    const lo = edge?.lo as number;
     hi = lo - 1;
-    const rate = Math.max(passed / examined, 1 / budget.maxWindow);
-    size = Math.min(budget.maxWindow, Math.max(budget.firstWindow, Math.ceil(((budget.enough - passed) / rate) * 1.25)));
-    // A window is only started if, at the pace so far, it ends within the budget.
-    const elapsed = performance.now() - started;
-    const projected = elapsed + (elapsed / examined) * size;
-    const limit = passed >= budget.minPassed ? budget.timeMs : passed > 0 ? budget.hardTimeMs : budget.emptyTimeMs;
-    if (passed >= budget.enough || examined >= budget.maxMatches || projected > limit) {
-      // Selective filters that left the page short: rank the remaining matches at once if they are few enough.
-      if (scope.where !== '' && passed < budget.minPassed) {
+    size = bounds.nextSize(examined, passed);
+    if (!bounds.allows(examined, passed, size)) return { candidates, examined, passed, ...stoppedAt(db, expression, lo) };
+  }
+}
+
+function walkFiltered(db: Db, layout: Layout, expression: string, scope: Scope, budget: FtsBudget): Gathered {
+  const bounds = new Bounds(budget);
+  const passing = prepared(db, passingSql(layout, scope));
+  const rows: Candidate[] = [];
+  let examined = 0;
+  const done = (end: Pick<Gathered, 'truncated' | 'exhausted' | 'floor'>): Gathered => ({ candidates: best(rows, budget.keep), examined, passed: rows.length, ...end });
+  /** Scan [lo, hi] for passing matches; once `enough` passed, where the walk ends (at the last of them), else null. */
+  const scan = (lo: number, hi: number): Pick<Gathered, 'truncated' | 'exhausted' | 'floor'> | null => {
+    const found = passing.all(expression, lo, hi, ...scope.params, budget.enough - rows.length) as Candidate[];
+    rows.push(...found);
+    return rows.length >= budget.enough ? stoppedAt(db, expression, (found.at(-1) as Candidate).rowid) : null;
+  };
+  let hi = TOP;
+  let size = budget.firstWindow;
+  for (;;) {
+    const want = Math.min(size, budget.maxMatches - examined);
+    const edge = prepared(db, BOUNDARY).get(expression, hi, want) as { n: number; lo: number | null };
+    if (edge.n === 0) return done(EXHAUSTED);
+    const lo = edge.lo as number;
+    // Counts the whole window even when the scan stopped inside it (an upper bound).
+    examined += edge.n;
+    const filled = scan(lo, hi);
+    if (filled !== null) return done(filled);
+    if (edge.n < want) return done(EXHAUSTED);
+    hi = lo - 1;
+    size = bounds.nextSize(examined, rows.length);
+    if (!bounds.allows(examined, rows.length, size)) {
+      // Selective filters that left the page short: scan the remaining matches at once if they are few enough.
+      if (rows.length < budget.minPassed) {
         const rest = prepared(db, COUNT_BELOW).pluck().get(expression, hi, budget.rankRestMax + 1) as number;
         if (rest <= budget.rankRestMax) {
-          const ranked = rest === 0 ? { rows: [], passed: 0 } : rankFiltered(db, layout, expression, scope, 0, hi, budget.keep);
-          return { candidates: best([...candidates, ...ranked.rows], budget.keep), truncated: false, exhausted: true, examined: examined + rest, passed: passed + ranked.passed, floor: 0 };
+          examined += rest;
+          return done((rest > 0 ? scan(0, hi) : null) ?? EXHAUSTED);
         }
       }
-      const more = prepared(db, ANY_BELOW).get(expression, hi) !== undefined;
-      return { candidates, truncated: more, exhausted: !more, examined, passed, floor: more ? lo : 0 };
+      return done(stoppedAt(db, expression, lo));
     }
   }
+}
+
+const EXHAUSTED = { truncated: false, exhausted: true, floor: 0 } as const;
+
+/** The walk examined every match at or above `floor`: truncated when matches remain below it. */
+function stoppedAt(db: Db, expression: string, floor: number): Pick<Gathered, 'truncated' | 'exhausted' | 'floor'> {
+  const more = prepared(db, ANY_BELOW).get(expression, floor - 1) !== undefined;
+  return more ? { truncated: true, exhausted: false, floor } : EXHAUSTED;
 }
 
 /** The `keep` best candidates by bm25, the most recently captured first among equals. */

@@ -22,6 +22,8 @@ export interface Layout {
   readonly bindings: boolean;
   readonly memberships: boolean;
   readonly projects: boolean;
+  /** history_document_facets (agent, kind, at of every document, in a small table) exists. */
+  readonly facets: boolean;
   /** `LEFT JOIN history_document_refs r ...` for the document `doc`, or '' without refs. */
   refJoin(doc: string): string;
   /** The rowid of the document's conversation (NULL when it has none); one lookup for documents with refs. */
@@ -69,6 +71,7 @@ function detect(db: Db): Layout {
     bindings: hasTable(db, 'conversation_bindings'),
     memberships: hasTable(db, 'conversation_memberships'),
     projects: hasTable(db, 'conversation_projects'),
+    facets: hasTable(db, 'history_document_facets'),
     refJoin: (doc) => (refs ? `LEFT JOIN history_document_refs r ON r.doc = ${doc}` : ''),
     conversationRowid: (doc) => (refs ? `CASE WHEN r.doc IS NOT NULL THEN r.conversation ELSE ${legacyConversation(doc)} END` : legacyConversation(doc)),
     lineKey:

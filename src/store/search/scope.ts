@@ -31,6 +31,8 @@ export interface Scope {
   readonly usesDocument: boolean;
   /** The conditions read history_document_refs (`r` must be joined). */
   readonly usesRefs: boolean;
+  /** The conditions read history_document_facets (`x` must be joined). */
+  readonly usesFacets: boolean;
 }
 
 export interface ScopeOptions {
@@ -84,6 +86,7 @@ class Builder {
   empty = false;
   usesDocument = false;
   usesRefs = false;
+  usesFacets = false;
 
   constructor(
     private readonly db: Db,
@@ -94,6 +97,18 @@ class Builder {
   add(condition: string, ...params: unknown[]): void {
     this.conditions.push(condition);
     this.params.push(...params);
+  }
+
+  /**
+   * A condition on a column history_document_facets mirrors: read there (`x`,
+   * five times cheaper per FTS match than a history_documents row) unless
+   * the document row is at hand anyway (the literal engine scans it).
+   */
+  addFacet(column: 'agent' | 'kind' | 'at', operator: string, value: unknown): void {
+    if (this.layout.facets && this.doc !== 'd.rowid') {
+      this.usesFacets = true;
+      this.add(`x.${column} ${operator} ?`, value);
+    } else this.addDocument(`d.${column} ${operator} ?`, value);
   }
 
   /** A condition on a history_documents column. */
@@ -194,10 +209,10 @@ class Builder {
 
 export function buildScope(db: Db, layout: Layout, filters: SearchFilters, options: ScopeOptions = {}): Scope {
   const b = new Builder(db, layout, options.doc ?? 'd.rowid');
-  if (filters.agent !== undefined) b.addDocument('d.agent = ?', filters.agent);
-  if (filters.kind !== undefined) b.addDocument('d.kind = ?', filters.kind);
-  if (filters.since !== undefined) b.addDocument('d.at >= ?', filters.since);
-  if (filters.until !== undefined) b.addDocument('d.at < ?', filters.until);
+  if (filters.agent !== undefined) b.addFacet('agent', '=', filters.agent);
+  if (filters.kind !== undefined) b.addFacet('kind', '=', filters.kind);
+  if (filters.since !== undefined) b.addFacet('at', '>=', filters.since);
+  if (filters.until !== undefined) b.addFacet('at', '<', filters.until);
   if (filters.project !== undefined) b.project(filters.project, options.projectPaths ?? []);
   if (filters.session !== undefined) b.session(filters.session);
   if (filters.job !== undefined) b.job(filters.job);
@@ -207,5 +222,15 @@ export function buildScope(db: Db, layout: Layout, filters: SearchFilters, optio
     empty: b.empty,
     usesDocument: b.usesDocument,
     usesRefs: b.usesRefs,
+    usesFacets: b.usesFacets,
   };
+}
+
+/** The joins a scope's conditions need, for the document whose rowid is `doc` (FTS5 `f` the outer loop). */
+export function scopeJoins(layout: Layout, scope: Scope, doc: string): string {
+  return [
+    scope.usesFacets ? `CROSS JOIN history_document_facets x ON x.doc = ${doc}` : '',
+    scope.usesRefs ? layout.refJoin(doc) : '',
+    scope.usesDocument ? `CROSS JOIN history_documents d ON d.rowid = ${doc}` : '',
+  ].join(' ');
 }
