@@ -4,8 +4,9 @@
 // finished (stored in history.db), so the file is never deleted and a request
 // is carried out exactly once.
 
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileSignature } from './file-signature.ts';
 import type { HistoryPaths } from './paths.ts';
 
 export function reindexRequestPath(paths: HistoryPaths): string {
@@ -27,13 +28,8 @@ export class ReindexRequests {
   constructor(private readonly path: string) {}
 
   read(): number | null {
-    let signature: string;
-    try {
-      const st = statSync(this.path);
-      signature = `${st.size}:${st.mtimeMs}:${st.ino}`;
-    } catch {
-      return null;
-    }
+    const signature = fileSignature(this.path);
+    if (signature === null) return null;
     if (signature !== this.signature) {
       this.signature = signature;
       try {

@@ -5,9 +5,10 @@
 // config.json belongs to the broker; we only read it, and a broken file never
 // stops reads or loses data: it is reported and ingestion keeps its last state.
 
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { HistoryError } from '../../protocols/errors.ts';
+import { fileSignature } from './file-signature.ts';
 import { MIGRATION_IO_RANGE } from './limits.ts';
 
 export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -64,13 +65,7 @@ export class SettingsWatcher {
   constructor(private readonly path: string) {}
 
   read(): { settings: HistorySettings; problem: HistoryError | null } {
-    let signature = 'absent';
-    try {
-      const st = statSync(this.path);
-      signature = `${st.size}:${st.mtimeMs}:${st.ino}`;
-    } catch {
-      signature = 'absent';
-    }
+    const signature = fileSignature(this.path) ?? 'absent';
     if (signature !== this.signature) {
       this.signature = signature;
       if (signature === 'absent') {

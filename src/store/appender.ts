@@ -10,7 +10,10 @@
 // and FTS5 flushes its pending terms to a new segment at every savepoint.
 // One statement per document therefore made one FTS segment per document
 // (and the merge work to match); one statement per group of documents makes
-// one segment per group. Every caller flushes before its transaction ends.
+// one segment per group. The writer flushes once per transaction, after
+// every record of the batch (src/store/writer.ts): one segment per batch, as
+// plain FTS5 inserts committed together would make, where a flush per chunk
+// made several and more merge work (later statements open savepoints too).
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { Agent, Kind } from '../../protocols/records.ts';

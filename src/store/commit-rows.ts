@@ -23,17 +23,8 @@ export class RowCommitter {
     this.bindings = new BindingWriter(db);
   }
 
+  /** Documents are queued: the writer flushes them once per transaction (see appender.ts). */
   commit(batch: RowBatch, totals: AppendTotals): void {
-    try {
-      this.append(batch, totals);
-      this.appender.flushDocuments(totals);
-    } catch (error) {
-      this.appender.discardDocuments();
-      throw error;
-    }
-  }
-
-  private append(batch: RowBatch, totals: AppendTotals): void {
     for (const record of batch.records) {
       const conversation = this.conversations.ensure(record.conversation, record.project ?? '');
       if (record.project !== null) this.conversations.setProject(conversation.id, record.project);

@@ -135,20 +135,10 @@ export class ChunkCommitter {
    * In `rebuild` mode the chunk is a retained record: no inline copy is
    * appended; documents of routed lines refer to the inline copy captured
    * with them, or to the chunk's own record when there is none (legacy
-   * ingestors cut inline copies differently).
+   * ingestors cut inline copies differently). The documents are queued:
+   * the writer flushes them once per transaction (see appender.ts).
    */
   apply(chunk: CommitChunk, state: RouteState, totals: CommitTotals, mode: 'capture' | 'rebuild' = 'capture'): RouteState {
-    try {
-      const next = this.applyChunk(chunk, state, totals, mode);
-      this.appender.flushDocuments(totals);
-      return next;
-    } catch (error) {
-      this.appender.discardDocuments();
-      throw error;
-    }
-  }
-
-  private applyChunk(chunk: CommitChunk, state: RouteState, totals: CommitTotals, mode: 'capture' | 'rebuild'): RouteState {
     const own = this.conversations.get(chunk.conversation);
     if (own === undefined) throw new Error(`source ${chunk.source} has no conversation ${chunk.conversation}`);
     if (chunk.project !== null) this.conversations.setProject(own.id, chunk.project);

@@ -26,15 +26,16 @@ export class HistoryWriter {
   private readonly sources: SourceRows;
   private readonly committer: ChunkCommitter;
   private readonly rows: RowCommitter;
+  private readonly appender: RecordAppender;
   private readonly cursors = new Map<string, SourceCursor>();
 
   constructor(db: Db) {
     this.db = db;
     this.conversations = new ConversationIndex(db);
     this.sources = new SourceRows(db);
-    const appender = new RecordAppender(db);
-    this.committer = new ChunkCommitter(appender, this.conversations, this.sources);
-    this.rows = new RowCommitter(db, appender, this.conversations);
+    this.appender = new RecordAppender(db);
+    this.committer = new ChunkCommitter(this.appender, this.conversations, this.sources);
+    this.rows = new RowCommitter(db, this.appender, this.conversations);
   }
 
   private cursor(id: string): SourceCursor {
@@ -46,11 +47,12 @@ export class HistoryWriter {
     return cursor;
   }
 
-  /** Run `body` in an IMMEDIATE transaction; on failure drop every cache it may have touched. */
+  /** Run `body` in an IMMEDIATE transaction; on failure drop every cache and queued document it may have touched. */
   private transact<T>(body: () => T): T {
     try {
       return this.db.transaction(body).immediate();
     } catch (error) {
+      this.appender.discardDocuments();
       this.conversations.clear();
       this.cursors.clear();
       throw error;
@@ -88,6 +90,7 @@ export class HistoryWriter {
       const totals: CommitTotals = { records: 0, documents: 0, rawBytes: 0, bodyBytes: 0, malformed: 0 };
       for (const chunk of chunks) this.cursors.set(chunk.source, this.committer.commit(chunk, this.cursor(chunk.source), totals));
       for (const batch of rows) this.rows.commit(batch, totals);
+      this.appender.flushDocuments(totals);
       const moved = new Set(chunks.map((c) => c.source));
       return { ...totals, cursors: [...moved].map((id) => [id, this.cursor(id)] as const) };
     });
@@ -137,6 +140,7 @@ export class HistoryWriter {
         state = this.committer.apply(chunk, state, totals, 'rebuild');
       }
       for (const batch of rows) this.rows.commit(batch, totals);
+      this.appender.flushDocuments(totals);
       saveReindexProgress(this.db, chunks.length > 0 ? { ...next, ...state } : next);
       return totals;
     });
