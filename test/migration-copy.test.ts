@@ -23,6 +23,7 @@ import { migrateHome } from '../src/migration/migrate-home.ts';
 import { readMigrationProgress } from '../src/migration/status.ts';
 import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './helpers/migration-db.ts';
 import { migrate } from './helpers/migrate.ts';
+import { facetsDrift } from './helpers/store.ts';
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -41,6 +42,14 @@ for (const userVersion of [8, 6] as const) {
     assert.equal(legacy.length, userVersion === 8 ? 14 : 6);
     const copied = await digests(historyDb, legacy);
     for (const name of legacy) assert.deepEqual(copied[name], { rows: bridge.tables[name]?.rows, sha256: bridge.tables[name]?.sha256 }, name);
+    // The derived facets of the copied documents (search filters read them) came with them.
+    const store = openRead(historyDb);
+    try {
+      assert.equal(facetsDrift(store), 0);
+      assert.ok((store.prepare('SELECT count(*) FROM history_document_facets').pluck().get() as number) > 0, 'documents were copied');
+    } finally {
+      store.close();
+    }
 
     // The manifest stored in history_migration says the same.
     const row = migrationRow(historyDb);
