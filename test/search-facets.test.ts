@@ -12,7 +12,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openReader, type Db } from '../src/store/open.ts';
+import { openReader, openWriter, type Db } from '../src/store/open.ts';
 import { countMatches, search } from '../src/store/search.ts';
 import { layoutOf } from '../src/store/search/layout.ts';
 import { cli, tempDir } from './helpers/home.ts';
@@ -87,6 +87,20 @@ describe('search filters through history_document_facets', () => {
     }
     assert.ok(nonEmpty > planted.length, `${nonEmpty} filtered searches with hits`);
     assert.ok(kinds.length < 2 || emptied > 0, 'some kind filter excludes every match');
+  });
+
+  test('a stale facets row where a document is inserted is replaced, not kept (INSERT OR IGNORE fires the trigger)', () => {
+    const path = join(tempDir('abh-facets-stale-'), 'history.db');
+    const db = openWriter(path);
+    try {
+      const next = (db.prepare('SELECT coalesce(max(rowid), 0) + 1 FROM history_documents').pluck().get() as number);
+      db.prepare("INSERT INTO history_document_facets (doc, agent, kind, at) VALUES (?, 'codex', 'run', 1)").run(next);
+      db.prepare("INSERT OR IGNORE INTO history_documents (rowid, id, kind, agent, at, body, folded, link) VALUES (?, 'stale-test', 'transcript', 'claude', 42, 'body', '', '')").run(next);
+      assert.deepEqual(db.prepare('SELECT agent, kind, at FROM history_document_facets WHERE doc = ?').get(next), { agent: 'claude', kind: 'transcript', at: 42 });
+      assert.equal(facetsDrift(db), 0);
+    } finally {
+      db.close();
+    }
   });
 
   test('the writer gives a store from before the facets its facets, filled', async () => {

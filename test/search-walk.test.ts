@@ -4,7 +4,8 @@
 //   with filters     the best `keep` (bm25, then newest) of the newest
 //                    `enough` matches that pass, computed here from all
 //                    passing matches through history_documents;
-//   without filters  the best `keep` of the newest `firstWindow` matches;
+//   without filters  the best `keep` of the newest `firstWindow` matches
+//                    (or, past it, of exactly the matches it examined);
 // and say `truncated` exactly when matches older than what it examined
 // remain. Small windows make it cross many window edges. Every planted query
 // of a make-corpus home, under agent, kind and time filters.
@@ -112,5 +113,24 @@ describe('the bounded FTS5 walk against every match', () => {
       if (gathered.truncated) truncated++;
     }
     assert.ok(truncated > 20, `${truncated} truncated`);
+  });
+
+  test('without filters, past the first window: the best of exactly the matches it says it examined', () => {
+    const budget: FtsBudget = { ...FTS_BUDGET, ...UNBOUNDED_TIME, firstWindow: 16, maxWindow: 48, enough: 100, keep: 8 };
+    let windows = 0;
+    for (const q of queries) {
+      const { expression, gathered } = walk(db, q.text, {}, budget);
+      const all = oracle(db, expression, {});
+      assert.deepEqual(ids(gathered.candidates), ids(all.slice(0, gathered.examined)).slice(0, budget.keep), q.id);
+      assert.equal(gathered.passed, gathered.examined, q.id);
+      if (gathered.truncated) {
+        assert.ok(gathered.examined >= budget.enough && gathered.examined < budget.enough + budget.maxWindow, `${q.id}: examined ${gathered.examined}`);
+        assert.equal(gathered.floor, all[gathered.examined - 1]?.rowid, `${q.id}: floor`);
+        windows++;
+      } else {
+        assert.equal(gathered.examined, all.length, `${q.id}: every match examined`);
+      }
+    }
+    assert.ok(windows > 20, `${windows} walks crossed several windows`);
   });
 });

@@ -88,7 +88,8 @@ export function canonicalProjectSync(path: string): string {
     const q = next.value;
     let answer: Answer;
     try {
-      answer = q.ask === 'stat' ? statSync(q.path) : q.ask === 'read' ? readFileSync(q.path, 'utf8') : realpathSync(q.path);
+      // realpathSync.native: the same resolution (case, Windows final paths) as the async driver's realpath.
+      answer = q.ask === 'stat' ? (statSync(q.path, { throwIfNoEntry: false }) ?? null) : q.ask === 'read' ? readFileSync(q.path, 'utf8') : realpathSync.native(q.path);
     } catch {
       answer = null;
     }

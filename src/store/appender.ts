@@ -11,9 +11,9 @@
 // One statement per document therefore made one FTS segment per document
 // (and the merge work to match); one statement per group of documents makes
 // one segment per group. The writer flushes once per transaction, after
-// every record of the batch (src/store/writer.ts): one segment per batch, as
-// plain FTS5 inserts committed together would make, where a flush per chunk
-// made several and more merge work (later statements open savepoints too).
+// every record of the batch (src/store/writer.ts), so a batch of up to
+// DOCUMENT_GROUP documents makes one segment, as plain FTS5 inserts committed
+// together would; a flush per chunk made several, and more merge work.
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { Agent, Kind } from '../../protocols/records.ts';
@@ -156,6 +156,11 @@ export class RecordAppender {
   /** Drop queued documents (their transaction rolled back). */
   discardDocuments(): void {
     this.pending = [];
+  }
+
+  /** Throws if documents are still queued: every transaction must flush what it queued before it commits. */
+  assertFlushed(): void {
+    if (this.pending.length > 0) throw new Error(`${this.pending.length} queued documents were not flushed before the transaction ended`);
   }
 
   private documentsStatement(rows: number): Statement {

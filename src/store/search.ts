@@ -81,7 +81,7 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
   const { layout, parsed, scope, useFts } = plan(db, request, options);
   if (useFts) {
     try {
-      // Rank among the newest `enough` matches that pass the filters (without filters: the whole first window).
+      // Rank among the newest `enough` matches that pass the filters (without filters: at least the first window).
       for (let attempt = 0, scale = 1; ; attempt++, scale *= 4) {
         const enough = Math.max(FTS_BUDGET.enough, request.limit * 8) * scale;
         const keep = Math.max(FTS_BUDGET.keep, request.limit * 4) * scale;

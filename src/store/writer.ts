@@ -50,7 +50,13 @@ export class HistoryWriter {
   /** Run `body` in an IMMEDIATE transaction; on failure drop every cache and queued document it may have touched. */
   private transact<T>(body: () => T): T {
     try {
-      return this.db.transaction(body).immediate();
+      return this.db
+        .transaction(() => {
+          const result = body();
+          this.appender.assertFlushed();
+          return result;
+        })
+        .immediate();
     } catch (error) {
       this.appender.discardDocuments();
       this.conversations.clear();

@@ -11,6 +11,7 @@
 
 import type { Db } from '../open.ts';
 import { hasTable } from '../open.ts';
+import { prepared } from '../statements.ts';
 
 export interface Layout {
   readonly fts: boolean;
@@ -34,16 +35,21 @@ export interface Layout {
   readonly recordSource: string;
 }
 
-const cache = new WeakMap<Db, Layout>();
+const cache = new WeakMap<Db, { readonly schema: number; readonly layout: Layout }>();
 
-/** The layout of `db`, detected once per connection (readers never change the schema). */
+/**
+ * The layout of `db`, detected again only when its schema changed (a reader
+ * open while the writer adds history_document_facets to an older store, or
+ * while the migration creates the tables, starts using them).
+ */
 export function layoutOf(db: Db): Layout {
-  let layout = cache.get(db);
-  if (layout === undefined) {
-    layout = detect(db);
-    cache.set(db, layout);
+  const schema = prepared(db, 'PRAGMA schema_version').pluck().get() as number;
+  let known = cache.get(db);
+  if (known === undefined || known.schema !== schema) {
+    known = { schema, layout: detect(db) };
+    cache.set(db, known);
   }
-  return layout;
+  return known.layout;
 }
 
 /** Legacy documents name their record: `durable:<recordId>`. */
