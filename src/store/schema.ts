@@ -218,9 +218,9 @@ CREATE INDEX idx_conversation_sources_identity ON conversation_sources(identity)
  * times the time); the filters of a selective search check thousands of
  * matches. Derived data, kept equal to history_documents by triggers (so
  * every writer, the migration's copy and reindex included, keeps it). The
- * insert trigger first removes any row at the new rowid: an INSERT OR IGNORE
- * that fires it imposes IGNORE on the trigger's own insert, which would keep
- * a stale row silently.
+ * insert trigger is an upsert: an INSERT OR IGNORE that fires it imposes
+ * IGNORE on a plain insert in the trigger, which would keep a stale row at a
+ * reused rowid silently; DO UPDATE holds under every outer conflict policy.
  * Stores created before it get it, filled, when the writer opens them.
  */
 export const FACETS_SQL = `
@@ -231,8 +231,8 @@ CREATE TABLE IF NOT EXISTS history_document_facets (
   at INTEGER NOT NULL
 );
 CREATE TRIGGER IF NOT EXISTS history_facets_insert AFTER INSERT ON history_documents BEGIN
-  DELETE FROM history_document_facets WHERE doc = new.rowid;
-  INSERT INTO history_document_facets (doc, agent, kind, at) VALUES (new.rowid, new.agent, new.kind, new.at);
+  INSERT INTO history_document_facets (doc, agent, kind, at) VALUES (new.rowid, new.agent, new.kind, new.at)
+    ON CONFLICT (doc) DO UPDATE SET agent = excluded.agent, kind = excluded.kind, at = excluded.at;
 END;
 CREATE TRIGGER IF NOT EXISTS history_facets_update AFTER UPDATE ON history_documents BEGIN
   UPDATE history_document_facets SET doc = new.rowid, agent = new.agent, kind = new.kind, at = new.at WHERE doc = old.rowid;
