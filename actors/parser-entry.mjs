@@ -1,5 +1,6 @@
-// piscina loads this file in each parser thread: it registers the TypeScript
-// loader for the thread and re-exports the parser actor's handler.
+// parser-entry.cjs (the file piscina loads) imports this in each parser thread:
+// it registers the TypeScript loader for the thread and re-exports the parser
+// actor's handler.
 import { register } from 'tsx/esm/api';
 
 register();

@@ -13,13 +13,16 @@ export function parserThreads(env: NodeJS.ProcessEnv = process.env): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
+/** The file piscina loads in each thread: CommonJS, never require(esm) (see parser-entry.cjs). */
+export const PARSER_ENTRY = new URL('./parser-entry.cjs', import.meta.url);
+
 export class ParserPool {
   readonly name = 'parser';
   private readonly pool: Piscina;
 
   constructor(threads: number) {
     this.pool = new Piscina({
-      filename: new URL('./parser-entry.mjs', import.meta.url).href,
+      filename: PARSER_ENTRY.href,
       minThreads: 1,
       maxThreads: threads,
       idleTimeout: 30_000,
