@@ -6,6 +6,7 @@
 // Property over the cut position: every split of a word (also words with
 // two-byte UTF-8 letters, which the chunker never cuts inside), at the first
 // boundary of a line (head fragment) and at the second (continuation fragment).
+// Reindex derives the same carries from the retained chunks as capture did.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -69,6 +70,7 @@ describe('words cut by chunk boundaries', () => {
   const planted: Planted[] = [];
   let lastWord = '';
   let db: Db;
+  let env: NodeJS.ProcessEnv;
 
   before(async () => {
     const home = tempDir('abh-split-');
@@ -90,6 +92,9 @@ describe('words cut by chunk boundaries', () => {
         planted.push(p);
       }
     }
+    // A word of 3-byte letters cut 270 bytes in: the last CARRY_MAX (256) bytes of the chunk start inside a letter.
+    const longSession = randomUUID();
+    writeFileSync(join(dir, `${longSession}.jsonl`), lineAcross(longSession, '東京'.repeat(50), 90, CHUNK).line);
     // An unfinished last line (no newline, nothing after it yet) longer than a chunk.
     const session = randomUUID();
     lastWord = randomWord(next, ascii);
@@ -97,7 +102,7 @@ describe('words cut by chunk boundaries', () => {
     assert.ok(unfinished.endsWith(lastWord));
     writeFileSync(join(dir, `${session}.jsonl`), unfinished);
 
-    const env = envFor(home);
+    env = envFor(home);
     const run = await cli(['ingest', '--once'], env);
     assert.equal(run.code, 0, run.stderr);
     const opened = openReader(resolvePaths(env).historyDb);
@@ -119,5 +124,15 @@ describe('words cut by chunk boundaries', () => {
 
   test('the last word of an unfinished last line is findable', () => {
     assert.equal(hits(db, lastWord), 1);
+  });
+
+  // Last: it rebuilds the documents this file's other tests read.
+  test('reindex rebuilds exactly the captured documents, also where a carry starts inside a letter', async () => {
+    const documents = () => db.prepare('SELECT id, kind, agent, at, body FROM history_documents ORDER BY id').all();
+    const captured = documents();
+    assert.ok(captured.some((d) => String((d as { body: string }).body).includes('東京東京')), 'the long word was captured');
+    const run = await cli(['reindex'], env);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(documents(), captured);
   });
 });

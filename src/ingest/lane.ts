@@ -12,7 +12,7 @@ import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, type ChunkContext
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
-import { CARRY_MAX, trailingToken } from '../text/extract.ts';
+import { CARRY_MAX, carryOf } from '../text/extract.ts';
 import type { SourceCursor } from '../store/source-rows.ts';
 
 export interface LaneSource {
@@ -64,13 +64,6 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
   return filled === length ? buffer : buffer.subarray(0, filled);
 }
 
-/** The last token of `tail` (bytes before a mid-line cursor), aligned to a UTF-8 lead byte. */
-function carryFrom(tail: Uint8Array): string {
-  let start = 0;
-  while (start < tail.length && ((tail[start] as number) & 0xc0) === 0x80) start++;
-  return trailingToken(Buffer.from(tail.buffer, tail.byteOffset + start, tail.length - start).toString('utf8'));
-}
-
 async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {
   let expected = 0;
   for (const { offset, raw } of chunks) {
@@ -112,7 +105,7 @@ export class Lane {
     this.mtimeMs = facts.mtimeMs;
     const continuing = start.offset > 0 && start.generation === source.cursor.generation;
     this.startsMidLine = continuing && facts.before.length > 0 && facts.before[facts.before.length - 1] !== 10;
-    this.carry = this.startsMidLine ? carryFrom(facts.before) : '';
+    this.carry = this.startsMidLine ? carryOf(facts.before) : '';
     this.tail = continuing ? facts.before.slice(-ANCHOR_BYTES) : new Uint8Array(0);
     this.headBytes = facts.head;
     this.headDigest = start.offset >= HEAD_BYTES ? sha256Hex(facts.head) : '';
@@ -235,7 +228,7 @@ export class Lane {
       continues: !endsLine && end < after.size,
       context: this.source.context,
     };
-    this.carry = endsLine ? '' : carryFrom(bytes.subarray(Math.max(0, length - CARRY_MAX)));
+    this.carry = endsLine ? '' : carryOf(bytes.subarray(Math.max(0, length - CARRY_MAX)));
     this.startsMidLine = !endsLine;
     this.readOffset = end;
     const generation = this.start.generation;

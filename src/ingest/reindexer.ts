@@ -9,7 +9,7 @@
 // interrupted at any point resumes without losing or doubling documents.
 
 import { LINE_FORMATS, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
-import { fragmentText, trailingToken, CARRY_MAX } from '../text/extract.ts';
+import { CARRY_MAX, carryOf, fragmentText } from '../text/extract.ts';
 import type { CommitChunk } from '../store/commit.ts';
 import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../store/reindex-store.ts';
 import type { RecordProvider, RowBatch, RowDocument } from './provider.ts';
@@ -120,7 +120,7 @@ export class Reindexer {
         context: { conversation: file.conversation, session: file.session, ownAgentId },
       };
       midLine = bytes.length > 0 ? !endsLine : midLine;
-      carry = endsLine ? '' : trailingToken(Buffer.from(bytes.subarray(Math.max(0, bytes.length - CARRY_MAX))).toString('utf8'));
+      carry = endsLine ? '' : carryOf(bytes.subarray(Math.max(0, bytes.length - CARRY_MAX)));
       parsed.push(this.toChunk(task, file, record));
     }
     const chunks = await Promise.all(parsed);

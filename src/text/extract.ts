@@ -104,6 +104,18 @@ export function trailingToken(text: string): string {
 }
 
 /**
+ * The carry of a chunk that ends mid-line: the trailing token of its last
+ * bytes (`tail`, at most CARRY_MAX), decoded from the first UTF-8 lead byte
+ * (the tail may start inside a character). Capture and reindex both use it,
+ * so a rebuilt document equals the captured one.
+ */
+export function carryOf(tail: Uint8Array): string {
+  let start = 0;
+  while (start < tail.length && ((tail[start] as number) & 0xc0) === 0x80) start++;
+  return trailingToken(Buffer.from(tail.buffer, tail.byteOffset + start, tail.length - start).toString('utf8'));
+}
+
+/**
  * `text` without the token trailingToken carries into the next chunk: the
  * fragment that ends mid-word indexes the word once, whole, in the next
  * fragment, not also its first half here.
