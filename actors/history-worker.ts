@@ -5,24 +5,16 @@
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { parentPort } from 'node:worker_threads';
-import { serializeError } from '../protocols/errors.ts';
+import { serializingErrors } from '../protocols/errors.ts';
 import type { HistoryWorkerApi } from '../protocols/service.ts';
 import { Supervisor } from './supervisor.ts';
 
 const supervisor = new Supervisor();
 
-async function plain<T>(work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw serializeError(error);
-  }
-}
-
 const api: HistoryWorkerApi = {
-  start: (options) => plain(() => supervisor.start(options)),
-  finished: () => plain(() => supervisor.finished()),
-  stop: () => plain(() => supervisor.stop()),
+  start: (options) => serializingErrors(() => supervisor.start(options)),
+  finished: () => serializingErrors(() => supervisor.finished()),
+  stop: () => serializingErrors(() => supervisor.stop()),
   pressure: (active) => supervisor.pressure(active),
   lockError: () => supervisor.lockError(),
   status: () => supervisor.status(),

@@ -51,8 +51,6 @@ export class MigratorActor implements Actor<MigratorMessage, MigratorReplies> {
       case 'pressure':
         this.runner.setPressure(message.active);
         return undefined;
-      case 'replayTail':
-        return this.runner.replayTail();
       case 'progress':
         return this.runner.progress();
     }

@@ -6,20 +6,12 @@
 import { expose } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { parentPort } from 'node:worker_threads';
-import { HistoryError, serializeError } from '../protocols/errors.ts';
+import { HistoryError, serializingErrors } from '../protocols/errors.ts';
 import type { ReaderWorkerApi } from '../protocols/search.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
 
 let reader: HistoryReader | null = null;
-
-async function plain<T>(work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw serializeError(error);
-  }
-}
 
 function started(): HistoryReader {
   if (reader === null) throw new HistoryError('STOPPED', 'the reader worker has not been started');
@@ -28,14 +20,14 @@ function started(): HistoryReader {
 
 const api: ReaderWorkerApi = {
   start: (options) =>
-    plain(() => {
+    serializingErrors(() => {
       reader?.close();
       reader = new HistoryReader(resolvePaths(options.env as NodeJS.ProcessEnv));
     }),
-  search: (input) => plain(() => started().search(input)),
-  getConversation: (input) => plain(() => started().getConversation(input)),
+  search: (input) => serializingErrors(() => started().search(input)),
+  getConversation: (input) => serializingErrors(() => started().getConversation(input)),
   stop: () =>
-    plain(() => {
+    serializingErrors(() => {
       reader?.close();
       reader = null;
     }),

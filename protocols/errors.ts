@@ -69,6 +69,15 @@ export function serializeError(error: unknown): HistoryErrorShape {
   return shape;
 }
 
+/** Run `work` for a caller in another thread: what it throws crosses as a HistoryErrorShape. */
+export async function serializingErrors<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw serializeError(error);
+  }
+}
+
 export function deserializeError(shape: HistoryErrorShape): HistoryError {
   const extra: { step?: string; path?: string; cause?: unknown } = {};
   if (shape.step !== undefined) extra.step = shape.step;

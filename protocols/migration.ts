@@ -64,8 +64,6 @@ export type MigratorMessage =
   | { readonly type: 'run' }
   /** Broker request pressure: pause at the next chunk boundary (true) or resume (false). */
   | { readonly type: 'pressure'; readonly active: boolean }
-  /** Copy legacy records appended to bridge.db after the snapshot (bounded, idempotent). */
-  | { readonly type: 'replayTail' }
   | { readonly type: 'progress' };
 
 export interface TailBatch {
@@ -78,6 +76,5 @@ export interface TailBatch {
 export interface MigratorReplies {
   run: Promise<MigrationProgress>;
   pressure: void;
-  replayTail: Promise<TailBatch>;
   progress: MigrationProgress;
 }

@@ -41,10 +41,19 @@ const instant = z.union(
   { error: INSTANT_HINT },
 );
 
-/** since/until as epoch ms (both forms accepted on input). */
+/** since/until as epoch ms (both forms accepted on input; a string here has passed `instant`). */
 export function instantMs(value: number | string): number {
-  return typeof value === 'number' ? value : (parseIsoInstant(value) as number);
+  return parseInstantOrNull(value) as number;
 }
+
+const integer = () => z.number({ error: 'must be a number' }).int({ error: 'must be an integer' });
+
+/** A page size: an integer in [min, max], `default` when absent. */
+const pageLimit = (range: { readonly min: number; readonly max: number; readonly default: number }) =>
+  integer()
+    .min(range.min, { error: `must be at least ${range.min}` })
+    .max(range.max, { error: `must be at most ${range.max}` })
+    .default(range.default);
 
 const text = (max: number) =>
   z
@@ -79,12 +88,7 @@ function parseInstantOrNull(value: number | string): number | null {
 export const searchHistoryInputSchema = z.strictObject({
   query: text(QUERY_MAX).describe('Words to find (all must match); "double quotes" for a phrase'),
   filters: searchFiltersSchema.optional(),
-  limit: z
-    .number({ error: 'must be a number' })
-    .int({ error: 'must be an integer' })
-    .min(SEARCH_LIMIT.min, { error: `must be at least ${SEARCH_LIMIT.min}` })
-    .max(SEARCH_LIMIT.max, { error: `must be at most ${SEARCH_LIMIT.max}` })
-    .default(SEARCH_LIMIT.default),
+  limit: pageLimit(SEARCH_LIMIT),
 });
 
 export const getConversationInputSchema = z.strictObject({
@@ -93,18 +97,11 @@ export const getConversationInputSchema = z.strictObject({
     .min(1, { error: 'must not be empty' })
     .max(CONVERSATION_ID_MAX, { error: `must be at most ${CONVERSATION_ID_MAX} characters` })
     .describe('Full conversation id, e.g. claude:<session> or codex:<thread>'),
-  after: z
-    .number({ error: 'must be a number' })
-    .int({ error: 'must be an integer' })
+  after: integer()
     .min(0, { error: 'must be >= 0' })
     .describe('Return records with an id greater than this (the previous page\'s next)')
     .optional(),
-  limit: z
-    .number({ error: 'must be a number' })
-    .int({ error: 'must be an integer' })
-    .min(CONVERSATION_LIMIT.min, { error: `must be at least ${CONVERSATION_LIMIT.min}` })
-    .max(CONVERSATION_LIMIT.max, { error: `must be at most ${CONVERSATION_LIMIT.max}` })
-    .default(CONVERSATION_LIMIT.default),
+  limit: pageLimit(CONVERSATION_LIMIT),
 });
 
 export type SearchHistoryInput = z.input<typeof searchHistoryInputSchema>;

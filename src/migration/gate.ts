@@ -65,10 +65,6 @@ export class MigrationGate {
     this.checkStop();
   }
 
-  get underPressure(): boolean {
-    return this.pressure;
-  }
-
   stop(): void {
     this.stopped = true;
     this.interrupt();

@@ -17,7 +17,6 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/open.ts';
 
 export type CellType = 'null' | 'integer' | 'real' | 'text' | 'blob';
-export type CellValue = null | bigint | number | Buffer;
 
 /** `[rowid, type1, value1, ...]` as read with raw + safeIntegers. */
 export type RawRow = readonly unknown[];

@@ -24,7 +24,6 @@ import { copyPass, snapshotVerifyPass, verifyPass } from './chunk-passes.ts';
 import type { ChunkEvent, PassContext } from './context.ts';
 import { step } from './context.ts';
 import { MigrationGate } from './gate.ts';
-import { hasAnyLegacyTable } from './legacy-tables.ts';
 import { assertSameTables, buildManifest, emptyManifest } from './manifest.ts';
 import type { MigrationRow } from './migration-row.ts';
 import { failureOf, manifestOf, readMigrationRow, writeMigrationRow } from './migration-row.ts';
@@ -35,7 +34,7 @@ import { openProgressFile, ProgressStore } from './progress-db.ts';
 import { snapshotPass } from './snapshot-pass.ts';
 import { ensureSnapshotFiles, locateSnapshot, newSnapshotPath, openMigrationReader, progressPathOf } from './snapshot-files.ts';
 import { readRetryRequest } from './retry.ts';
-import { emptyProgress, summarize } from './status.ts';
+import { bridgeHasLegacyTables, emptyProgress, summarize } from './status.ts';
 import { replayTailBatch } from './tail-replay.ts';
 
 /** Error codes that mean the data disagrees: latched until an explicit retry. */
@@ -189,7 +188,7 @@ export class MigrationRunner {
       return;
     }
     if (row === null) {
-      if (!this.bridgeHasLegacyTables()) {
+      if (!bridgeHasLegacyTables(this.options.paths)) {
         writeMigrationRow(history, { status: 'verified', snapshot: null, manifest: emptyManifest() });
         this.phase = 'verified';
         return;
@@ -201,16 +200,6 @@ export class MigrationRunner {
       this.snapshot = snapshot;
     }
     await this.passes(row);
-  }
-
-  private bridgeHasLegacyTables(): boolean {
-    const bridge = openLegacyReader(this.options.paths.bridgeDb);
-    if (bridge === null) return false;
-    try {
-      return hasAnyLegacyTable(bridge);
-    } finally {
-      bridge.close();
-    }
   }
 
   private async passes(row: MigrationRow): Promise<void> {

@@ -9,7 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { HistoryError } from '../../protocols/errors.ts';
 import type { HistoryPaths } from '../config/paths.ts';
-import type { Db } from '../store/open.ts';
+import { type Db, openQueryOnly } from '../store/open.ts';
 import { assertUtf8 } from './legacy-tables.ts';
 import { ensureProgressSchema, ProgressStore, setJournalMode } from './progress-db.ts';
 
@@ -91,10 +91,8 @@ export function openSnapshotWriter(snapshot: string): SnapshotWriter {
 /** Open a migration file read-only (snapshot or progress), or null when it does not exist. */
 export function openMigrationReader(path: string): Db | null {
   if (!existsSync(path)) return null;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = openQueryOnly(path, READ_BUSY_MS);
   try {
-    db.pragma(`busy_timeout = ${READ_BUSY_MS}`);
-    db.pragma('query_only = ON');
     db.pragma('cache_size = -2048');
     db.pragma('mmap_size = 0');
     return db;

@@ -33,10 +33,6 @@ export class SourceView {
     return view;
   }
 
-  get isPinned(): boolean {
-    return this.pinned && this.db.open;
-  }
-
   /** End the read transaction and close the connection (idempotent). */
   release(): void {
     if (!this.db.open) return;

@@ -35,7 +35,8 @@ export function summarize(tables: readonly TableState[], pass: MigrationPass, li
   return { percent: Math.round(percent * 100) / 100, rowsDone, rowsTotal };
 }
 
-function legacyHistoryWaits(paths: HistoryPaths): boolean {
+/** bridge.db exists and holds at least one legacy history table (there is something to migrate). */
+export function bridgeHasLegacyTables(paths: HistoryPaths): boolean {
   const bridge = openLegacyReader(paths.bridgeDb);
   try {
     return bridge !== null && hasAnyLegacyTable(bridge);
@@ -47,7 +48,7 @@ function legacyHistoryWaits(paths: HistoryPaths): boolean {
 /** Progress as the files show it, for a process that does not run the migration. Null: nothing to migrate, nothing migrated. */
 export function readMigrationProgress(paths: HistoryPaths): MigrationProgress | null {
   const history = openReader(paths.historyDb);
-  if (history === null) return legacyHistoryWaits(paths) ? emptyProgress('starting') : null;
+  if (history === null) return bridgeHasLegacyTables(paths) ? emptyProgress('starting') : null;
   let row;
   try {
     row = readMigrationRow(history);

@@ -17,7 +17,7 @@
 import { HistoryError } from '../../protocols/errors.ts';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { serializeError } from '../../protocols/errors.ts';
-import type { Db } from '../store/open.ts';
+import { type Db, hasTable } from '../store/open.ts';
 import { columnShapes } from './legacy-tables.ts';
 import type { ChunkBounds, RawRow } from './rows.ts';
 import { RowReader, RowWriter } from './rows.ts';
@@ -31,10 +31,6 @@ export interface TailBatchResult {
 }
 
 const NOTHING: TailBatchResult = { replayed: 0, remapped: 0, bytes: 0, more: false, conflict: null };
-
-function hasTable(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
-}
 
 /** Cell value by column name (text and blobs as bytes). */
 function cell(row: RawRow, columns: readonly string[], name: string): unknown {
@@ -73,6 +69,15 @@ export function replayTailBatch(history: Db, bridge: Db, highWater: bigint | nul
     .safeIntegers(true);
   const mapTail = history.prepare('INSERT INTO history_legacy_tail (source_id, target_id) VALUES (?, ?)');
 
+  // bridge.db is read before history.db's write transaction: the conversations of this batch history.db lacks (null: bridge.db lacks it too).
+  const missing = new Map<string, RawRow[] | null>();
+  for (const row of batch.rows) {
+    const conversation = cell(row, recordColumns, 'conversation');
+    if (missing.has(String(conversation)) || hasConversation.get(conversation) !== undefined) continue;
+    const rowid = legacyConversation.get(conversation) as bigint | undefined;
+    missing.set(String(conversation), rowid === undefined ? null : conversations.range({ after: rowid - 1n, end: rowid }));
+  }
+
   let replayed = 0;
   let remapped = 0;
   let bytes = 0;
@@ -86,9 +91,9 @@ export function replayTailBatch(history: Db, bridge: Db, highWater: bigint | nul
           // A savepoint per record: a conflict undoes only this record's writes.
           const target = history.transaction((): bigint => {
             if (hasConversation.get(conversation) === undefined) {
-              const rowid = legacyConversation.get(conversation) as bigint | undefined;
-              if (rowid === undefined) throw new HistoryError('VERIFY_FAILED', `legacy record ${legacyId} belongs to conversation ${String(conversation)}, which bridge.db does not have`);
-              addConversation.write(conversations.range({ after: rowid - 1n, end: rowid }));
+              const rows = missing.get(String(conversation));
+              if (rows == null) throw new HistoryError('VERIFY_FAILED', `legacy record ${legacyId} belongs to conversation ${String(conversation)}, which bridge.db does not have`);
+              addConversation.write(rows);
             }
             const before = existing.get(source, generation, offset) as { id: bigint; conversation: Buffer; raw: Buffer } | undefined;
             let target: bigint;

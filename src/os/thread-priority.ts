@@ -13,9 +13,9 @@ import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 import { isMainThread } from 'node:worker_threads';
 
-export const DEFAULT_NICE = 10;
+const DEFAULT_NICE = 10;
 
-export function niceIncrement(env: NodeJS.ProcessEnv = process.env): number {
+function niceIncrement(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.AGENT_BRIDGE_HISTORY_NICE?.trim();
   if (raw === undefined || raw === '') return DEFAULT_NICE;
   const n = Number(raw);

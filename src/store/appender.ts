@@ -48,7 +48,7 @@ export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;
 }
 
-/** Rows per multi-row document insert (12 parameters each, far below SQLite's limit). */
+/** Rows per multi-row document insert (10 parameters each, far below SQLite's limit). */
 const DOCUMENT_GROUP = 128;
 
 interface PendingDocument {
@@ -131,25 +131,23 @@ export class RecordAppender {
     if (this.pending.length >= DOCUMENT_GROUP) this.flushDocuments(totals);
   }
 
-  /** Insert the queued documents and their refs, in the caller's transaction. */
+  /** Insert the queued documents (at most DOCUMENT_GROUP: addDocument flushes at that size) and their refs, in the caller's transaction. */
   flushDocuments(totals: AppendTotals): void {
-    const queued = this.pending;
+    const group = this.pending;
+    if (group.length === 0) return;
     this.pending = [];
-    for (let start = 0; start < queued.length; start += DOCUMENT_GROUP) {
-      const group = queued.slice(start, start + DOCUMENT_GROUP);
-      const byId = new Map<string, PendingDocument>();
-      const params: unknown[] = [];
-      for (const doc of group) {
-        if (!byId.has(doc.id)) byId.set(doc.id, doc);
-        params.push(...doc.params);
-      }
-      const inserted = this.documentsStatement(group.length).all(...params) as Array<{ rowid: number; id: string }>;
-      for (const row of inserted) {
-        const doc = byId.get(row.id) as PendingDocument;
-        this.insertRef.run(row.rowid, doc.record, doc.conversation, doc.line);
-        totals.documents++;
-        totals.bodyBytes += doc.length;
-      }
+    const byId = new Map<string, PendingDocument>();
+    const params: unknown[] = [];
+    for (const doc of group) {
+      if (!byId.has(doc.id)) byId.set(doc.id, doc);
+      params.push(...doc.params);
+    }
+    const inserted = this.documentsStatement(group.length).all(...params) as Array<{ rowid: number; id: string }>;
+    for (const row of inserted) {
+      const doc = byId.get(row.id) as PendingDocument;
+      this.insertRef.run(row.rowid, doc.record, doc.conversation, doc.line);
+      totals.documents++;
+      totals.bodyBytes += doc.length;
     }
   }
 

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { fold } from '../text/fold.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
+import { prepared } from './statements.ts';
 
 export type Db = Database.Database;
 
@@ -113,10 +114,8 @@ export function openQueryOnly(path: string, busyTimeoutMs: number): Db {
  */
 export function openReader(path: string): Db | null {
   if (!existsSync(path)) return null;
-  const db = new Database(path, { readonly: true, fileMustExist: true });
+  const db = openQueryOnly(path, READER_BUSY_TIMEOUT_MS);
   try {
-    db.pragma(`busy_timeout = ${READER_BUSY_TIMEOUT_MS}`);
-    db.pragma('query_only = ON');
     const version = assertVersion(db, path);
     if (version !== SCHEMA_VERSION) {
       db.close();
@@ -131,5 +130,5 @@ export function openReader(path: string): Db | null {
 }
 
 export function hasTable(db: Db, name: string): boolean {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')").get(name) !== undefined;
+  return prepared(db, "SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')").get(name) !== undefined;
 }

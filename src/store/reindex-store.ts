@@ -60,16 +60,17 @@ export function lastReindex(db: Db): number | null {
   return text === undefined ? null : Number(text);
 }
 
+/** Written after every rebuild batch, so its statement is cached. */
+const SAVE_CURSOR = 'INSERT INTO history_cursors (source, cursor) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor';
+
 export function saveReindexProgress(db: Db, progress: ReindexProgress | null): void {
   if (progress === null) {
     const done = reindexProgress(db);
     db.prepare('DELETE FROM history_cursors WHERE source = ?').run(REINDEX_KEY);
-    if (done !== null) {
-      db.prepare('INSERT INTO history_cursors (source, cursor) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor').run(REINDEX_DONE_KEY, String(done.requestedAt));
-    }
+    if (done !== null) prepared(db, SAVE_CURSOR).run(REINDEX_DONE_KEY, String(done.requestedAt));
     return;
   }
-  db.prepare('INSERT INTO history_cursors (source, cursor) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor').run(REINDEX_KEY, JSON.stringify(progress));
+  prepared(db, SAVE_CURSOR).run(REINDEX_KEY, JSON.stringify(progress));
 }
 
 export function beginReindex(db: Db, requestedAt: number): ReindexProgress {

@@ -5,7 +5,7 @@
 // object per line).
 
 import { HistoryError } from '../../../protocols/errors.ts';
-import type { GetConversationOutput } from '../../../protocols/search.ts';
+import { CONVERSATION_LIMIT, type GetConversationOutput } from '../../../protocols/search.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { HistoryReader } from '../../read/history-reader.ts';
 import { UsageError, intFlag, parse } from '../args.ts';
@@ -47,7 +47,7 @@ export async function conversation(argv: readonly string[]): Promise<number> {
   if (flags.raw === true && flags.json === true) throw new UsageError('--raw and --json cannot be combined');
   const id = positionals[0] as string;
   let after = intFlag(flags.after, 'after', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
-  const limit = intFlag(flags.limit, 'limit', { min: 1, max: 100 });
+  const limit = intFlag(flags.limit, 'limit', CONVERSATION_LIMIT);
   const reader = new HistoryReader(resolvePaths());
   try {
     for (let first = true; ; first = false) {

@@ -5,7 +5,7 @@
 
 import { resolve } from 'node:path';
 import { HistoryError } from '../../../protocols/errors.ts';
-import type { SearchHistoryOutput } from '../../../protocols/search.ts';
+import { SEARCH_LIMIT, type SearchHistoryOutput } from '../../../protocols/search.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { HistoryReader } from '../../read/history-reader.ts';
 import { parseQuery } from '../../store/search.ts';
@@ -49,7 +49,7 @@ export async function search(argv: readonly string[]): Promise<number> {
   const until = parseTimeFlag(flags.until, 'until');
   if (since !== undefined) filters.since = since;
   if (until !== undefined) filters.until = until;
-  const limit = intFlag(flags.limit, 'limit', { min: 1, max: 50 });
+  const limit = intFlag(flags.limit, 'limit', SEARCH_LIMIT);
   const reader = new HistoryReader(resolvePaths());
   let result: SearchHistoryOutput;
   try {
