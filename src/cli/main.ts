@@ -5,6 +5,8 @@
 import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
 import { conversation } from './commands/conversation.ts';
+import { doctor } from './commands/doctor.ts';
+import { health } from './commands/health.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
 import { raw } from './commands/raw.ts';
@@ -27,7 +29,9 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   mcp: { run: mcp, usage: 'mcp [--tool-prefix P]                stdio MCP server: search_history, get_conversation (read-only)' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
-  status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status, migration' },
+  status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status (capture ETA), migration' },
+  health: { run: health, usage: 'health [--json]                    the cached status object: service, capture progress, migration, mirrors, latency, errors' },
+  doctor: { run: doctor, usage: 'doctor [--json]                    check the installation, the store and every source; exit 1 when a check fails' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 
