@@ -19,7 +19,7 @@ import { status } from './commands/status.ts';
 type Command = (argv: readonly string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  serve: { run: serve, usage: 'serve                              run the history service until stopped' },
+  serve: { run: serve, usage: 'serve [--progress-every 1m]        run the history service until stopped, reporting sources and backlog progress' },
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
   search: {
     run: search,
