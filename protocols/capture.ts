@@ -20,6 +20,8 @@ export interface CaptureProgress {
   readonly etaSeconds: number | null;
   /** Discovery is still walking the roots: more may be found, so foundBytes may grow. */
   readonly discovering: boolean;
+  /** The backlog before this one, once caught up: when it began and ended, and the file bytes it captured. */
+  readonly last: { readonly since: number; readonly until: number; readonly capturedBytes: number } | null;
 }
 
 export const CAUGHT_UP: CaptureProgress = {
@@ -30,4 +32,5 @@ export const CAUGHT_UP: CaptureProgress = {
   bytesPerSecond: 0,
   etaSeconds: 0,
   discovering: false,
+  last: null,
 };

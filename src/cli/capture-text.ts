@@ -15,8 +15,9 @@ export interface Backlog {
 export function captureProgressText(capture: CaptureProgress, backlog: Backlog, options: { tty: boolean }): string {
   if (capture.since === null) return capture.discovering ? 'caught up (discovery is walking the roots)' : 'caught up';
   const parts: string[] = [];
-  if (capture.percent !== null) parts.push(options.tty ? `${capture.percent.toFixed(1)}% ${progressBar(capture.percent)}` : `${capture.percent.toFixed(1)}%`);
-  parts.push(`${formatBytes(capture.capturedBytes)} of ${formatBytes(capture.foundBytes)}${capture.discovering ? ' found so far' : ''}`);
+  const bytes = `${formatBytes(capture.capturedBytes)} of ${formatBytes(capture.foundBytes)}${capture.discovering ? ' found so far' : ''}`;
+  if (capture.percent === null) parts.push(bytes);
+  else parts.push(options.tty ? `${capture.percent.toFixed(1)}% ${progressBar(capture.percent)} ${bytes}` : `${capture.percent.toFixed(1)}%, ${bytes}`);
   if (capture.bytesPerSecond > 0) parts.push(`${formatBytes(capture.bytesPerSecond)}/s`);
   parts.push(capture.etaSeconds === null ? 'ETA unknown yet' : `ETA ${formatDuration(capture.etaSeconds)}`);
   const waiting = `${backlog.sources} source${backlog.sources === 1 ? '' : 's'} waiting`;

@@ -47,7 +47,7 @@ export interface ProgressOptions {
 }
 
 export class ProgressReporter {
-  private run: { readonly since: number; lastLineAt: number; captured: number } | null = null;
+  private run: { readonly since: number; lastLineAt: number } | null = null;
   private drawn = false;
 
   constructor(
@@ -59,7 +59,7 @@ export class ProgressReporter {
     const migrating = status.phase === 'migrating';
     const running = migrating || status.capture.since !== null;
     if (!running) {
-      this.finish(now);
+      this.finish(status, now);
       return;
     }
     const paused = status.pausedBy.length > 0 ? ` (paused: ${status.pausedBy.join(', ')})` : '';
@@ -67,8 +67,7 @@ export class ProgressReporter {
       ? (migrationLines(status.migration, { tty: this.options.tty })[0] ?? 'migration')
       : `backlog ${captureProgressText(status.capture, status.backlog, { tty: this.options.tty })}${paused}`;
     const first = this.run === null;
-    if (this.run === null) this.run = { since: status.capture.since ?? now, lastLineAt: now, captured: 0 };
-    this.run.captured = Math.max(this.run.captured, status.capture.capturedBytes);
+    if (this.run === null) this.run = { since: status.capture.since ?? now, lastLineAt: now };
     if (this.options.tty) {
       this.write(`\r${PREFIX}${text}\x1b[K`);
       this.drawn = true;
@@ -78,12 +77,14 @@ export class ProgressReporter {
     }
   }
 
-  /** Ends a running backlog's report with a "caught up" line. */
-  finish(now: number): void {
+  /** Ends a running backlog's report with a "caught up" line (the service's figures of the backlog just finished). */
+  private finish(status: HistoryStatus, now: number): void {
     const run = this.run;
     if (run === null) return;
     this.run = null;
-    const line = `${PREFIX}caught up: ${formatBytes(run.captured)} captured in ${formatDuration((now - run.since) / 1000)}`;
+    const last = status.capture.last;
+    const captured = last === null ? '' : ` ${formatBytes(last.capturedBytes)} captured in ${formatDuration((last.until - last.since) / 1000)}`;
+    const line = `${PREFIX}caught up:${captured === '' ? ` after ${formatDuration((now - run.since) / 1000)}` : captured}`;
     this.write(this.drawn ? `\r${line}\x1b[K\n` : `${line}\n`);
     this.drawn = false;
   }

@@ -85,19 +85,30 @@ export function migrationNeed(paths: HistoryPaths, m: HealthMigration): DiskNeed
   return { bytes, exact, explain: `${bound}, and history.db receives a copy as large (${formatBytes(copied)} so far)` };
 }
 
+export type DiskLevel = 'ok' | 'warn' | 'fail';
+
+/**
+ * The verdict on `available` free bytes: fail below the floor SQLite needs, or
+ * below what the migration still writes when that is known exactly; warn
+ * within the copy's margin, on the upper bound, or with little room to grow.
+ */
+export function diskVerdict(available: number, need: DiskNeed | null): DiskLevel {
+  if (available < DISK_FAIL_BYTES) return 'fail';
+  if (need === null) return available < DISK_WARN_BYTES ? 'warn' : 'ok';
+  if (need.exact && available < need.bytes) return 'fail';
+  return available < need.bytes * (need.exact ? COPY_MARGIN : 1) ? 'warn' : 'ok';
+}
+
 export function checkDisk(ctx: DoctorContext, free: (path: string) => number = freeBytes): DoctorCheck[] {
   const title = `free disk space (${ctx.paths.bridgeHome})`;
   const available = free(ctx.paths.bridgeHome);
   const need = migrationNeed(ctx.paths, ctx.health.migration);
-  const freeing = `free space on that filesystem, or move the bridge home to a larger one (AGENT_BRIDGE_HOME)`;
-  if (available < DISK_FAIL_BYTES) return [fail('disk', title, `${formatBytes(available)} free: SQLite writes fail when the disk is full`, freeing)];
-  if (need !== null) {
-    const what = `${formatBytes(available)} free; the migration needs ${need.exact ? 'about' : 'up to'} ${formatBytes(need.bytes)} more: ${need.explain}`;
-    const full = 'the migration waits and retries when the disk is full, keeping both databases and the snapshot';
-    if (need.exact && available < need.bytes) return [fail('disk', title, what, `${freeing}; ${full}`)];
-    if (available < need.bytes * (need.exact ? COPY_MARGIN : 1)) return [warn('disk', title, what, `${freeing}; ${full}`)];
-    return [ok('disk', title, what)];
-  }
-  if (available < DISK_WARN_BYTES) return [warn('disk', title, `${formatBytes(available)} free: little room for history.db to grow`, freeing)];
-  return [ok('disk', title, `${formatBytes(available)} free`)];
+  const level = diskVerdict(available, need);
+  let detail = `${formatBytes(available)} free`;
+  if (need !== null) detail += `; the migration needs ${need.exact ? 'about' : 'up to'} ${formatBytes(need.bytes)} more: ${need.explain}`;
+  else if (level !== 'ok') detail += available < DISK_FAIL_BYTES ? ': SQLite writes fail when the disk is full' : ': little room for history.db to grow';
+  if (level === 'ok') return [ok('disk', title, detail)];
+  let fix = 'free space on that filesystem, or move the bridge home to a larger one (AGENT_BRIDGE_HOME)';
+  if (need !== null) fix += '; the migration waits and retries when the disk is full, keeping both databases and the snapshot';
+  return [level === 'fail' ? fail('disk', title, detail, fix) : warn('disk', title, detail, fix)];
 }

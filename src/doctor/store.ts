@@ -13,6 +13,8 @@ import { errnoOf, fail, messageOf, ok, warn } from './check.ts';
 /** Above this the WAL is not being checkpointed: a reader holds an old snapshot, or the writer cannot checkpoint. */
 export const WAL_WARN_BYTES = 256 * 1024 * 1024;
 
+const FTS_REBUILD_FIX = `stop the service, then rebuild the index from the stored documents: sqlite3 history.db "INSERT INTO history_fts(history_fts) VALUES('rebuild')"`;
+
 const BACKUP_FIX = 'stop the service, keep a copy of history.db and its -wal, then rebuild it with `sqlite3 history.db .recover | sqlite3 recovered.db` and put recovered.db in its place';
 
 function isBusy(error: unknown): boolean {
@@ -60,7 +62,9 @@ function checkIntegrity(db: Db): DoctorCheck {
     const rows = db.pragma('quick_check') as Array<{ quick_check: string }>;
     const problems = rows.map((r) => r.quick_check).filter((text) => text !== 'ok');
     if (problems.length === 0) return ok('quick-check', title, 'ok');
-    return fail('quick-check', title, `${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems[0] ?? ''}`, BACKUP_FIX);
+    // Damage confined to the full-text index is derived data: rebuilt from the documents, nothing retained is touched.
+    const ftsOnly = problems.every((p) => p.startsWith('fts5:'));
+    return fail('quick-check', title, `${problems.length} problem${problems.length === 1 ? '' : 's'}: ${problems[0] ?? ''}`, ftsOnly ? FTS_REBUILD_FIX : BACKUP_FIX);
   } catch (error) {
     if (isBusy(error)) return warn('quick-check', title, `history.db is busy (${errnoOf(error)})`, 'run doctor again in a moment');
     return fail('quick-check', title, `history.db is damaged: ${messageOf(error)}`, BACKUP_FIX);
@@ -91,7 +95,7 @@ function checkFtsIndex(db: Db): DoctorCheck {
       'fts-index',
       title,
       `the FTS5 index is damaged: ${message}`,
-      `stop the service, then rebuild the index from the stored documents: sqlite3 history.db "INSERT INTO history_fts(history_fts) VALUES('rebuild')"`,
+      FTS_REBUILD_FIX,
     );
   }
 }

@@ -31,6 +31,7 @@ export class CaptureMeter {
   private total = 0;
   private run: { readonly since: number; readonly base: number } | null = null;
   private samples: Sample[] = [];
+  private last: CaptureProgress['last'] = null;
 
   /** File bytes of a batch that committed at `now`. */
   captured(bytes: number, now: number): void {
@@ -43,9 +44,12 @@ export class CaptureMeter {
   progress(backlog: BacklogNow, now: number): CaptureProgress {
     const waiting = backlog.bytes > 0 || backlog.sources > 0;
     if (this.run === null && waiting) this.begin(now);
-    if (this.run !== null && !waiting && !backlog.discovering) this.run = null;
+    if (this.run !== null && !waiting && !backlog.discovering) {
+      this.last = { since: this.run.since, until: now, capturedBytes: this.total - this.run.base };
+      this.run = null;
+    }
     const run = this.run;
-    if (run === null) return { ...CAUGHT_UP, discovering: backlog.discovering };
+    if (run === null) return { ...CAUGHT_UP, discovering: backlog.discovering, last: this.last };
     const capturedBytes = this.total - run.base;
     const foundBytes = capturedBytes + backlog.bytes;
     const rate = this.rate(now);
@@ -60,6 +64,7 @@ export class CaptureMeter {
       bytesPerSecond: rate === null ? 0 : Math.round(rate),
       etaSeconds,
       discovering: backlog.discovering,
+      last: this.last,
     };
   }
 

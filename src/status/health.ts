@@ -35,6 +35,7 @@ const UNKNOWN_PROGRESS: CaptureProgress = {
   bytesPerSecond: 0,
   etaSeconds: null,
   discovering: false,
+  last: null,
 };
 
 /**
