@@ -26,7 +26,7 @@ import { checkWriterLock } from '../src/doctor/writer.ts';
 import { openWriter } from '../src/store/open.ts';
 import { cli, envFor, fixtureHome, tempDir } from './helpers/home.ts';
 import { legacyHome } from './helpers/legacy-home.ts';
-import { migrate } from './helpers/migrate.ts';
+import { migrate, seedCursorConflict } from './helpers/migrate.ts';
 import { snapshotFiles } from './helpers/migration-db.ts';
 import { OPENCODE_DIR } from './helpers/opencode.ts';
 
@@ -176,9 +176,7 @@ describe('doctor', () => {
     const home = await legacyHome();
     t.after(() => home.cleanup());
     const paths = resolvePaths(home.env);
-    const seeded = openWriter(paths.historyDb);
-    seeded.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('messages', 'not-the-legacy-cursor')").run();
-    seeded.close();
+    seedCursorConflict(paths.historyDb);
     assert.equal((await migrate(home)).phase, 'failed');
     assertFix(only(checkMigration(doctorContext(home.env)), 'migration'), 'fail', /failed and latched: .*history_cursors/, /agent-bridge reindex --retry/);
   });
