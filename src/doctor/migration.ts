@@ -33,6 +33,9 @@ export function checkMigration(ctx: DoctorContext): DoctorCheck[] {
     case 'failed':
       return [fail('migration', title, `failed and latched: ${m.failure?.message ?? 'unknown error'}`, RETRY_HINT)];
     default: {
+      if (m.phase === 'starting' && m.pass === null) {
+        return [ok('migration', title, `not started yet: the service moves bridge.db's legacy history into history.db before it captures anything new${where}`)];
+      }
       const eta = m.etaSeconds === null ? '' : `, ETA ${formatDuration(m.etaSeconds)}`;
       const paused = m.pausedBy === null ? '' : ` (paused: ${m.pausedBy})`;
       return [ok('migration', title, `${m.pass ?? m.phase} ${m.percent.toFixed(1)}%${paused}, ${m.rowsDone}/${m.rowsTotal} rows${eta}${where}`)];
