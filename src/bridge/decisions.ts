@@ -4,8 +4,8 @@
 // (`SELECT rowid n, *`, the 0.29.17 shape) under decisions:<id>:<revision>,
 // in conversation bridge:decision:<topic>.
 
-import type { RowDocument } from '../ingest/provider.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
+import type { RowDocument } from '../../protocols/rows.ts';
+import type { ConversationSeed } from '../../protocols/sources.ts';
 import { agentOf, decisionConversation } from './keys.ts';
 
 export interface DecisionRow {

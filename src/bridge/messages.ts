@@ -15,7 +15,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Agent } from '../../protocols/records.ts';
-import type { RowDocument } from '../ingest/provider.ts';
+import type { RowDocument } from '../../protocols/rows.ts';
 import { agentOf, jobNameIn } from './keys.ts';
 
 export interface MessageRow {

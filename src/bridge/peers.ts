@@ -7,7 +7,7 @@
 // and a directory of peers (name → session, agent, cwd) that gives a
 // message the project of its sender.
 
-import type { AliasRow, BindingRow } from '../store/bindings.ts';
+import type { AliasRow, BindingRow } from '../../protocols/rows.ts';
 import { agentOf, jobNameIn } from './keys.ts';
 
 export interface Registration {

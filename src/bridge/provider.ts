@@ -23,7 +23,8 @@
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Limits } from '../config/limits.ts';
-import { BatchEffects, type RecordProvider, type RetainedRow, type RowBatch, type RowDocument } from '../ingest/provider.ts';
+import { BatchEffects, type RecordProvider, type RetainedRow } from '../ingest/provider.ts';
+import type { RowBatch, RowDocument } from '../../protocols/rows.ts';
 import type { HistoryAsk } from '../ingest/scheduler.ts';
 import { AppliedBindings } from './applied.ts';
 import { BridgeBatch } from './batch.ts';

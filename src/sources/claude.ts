@@ -14,7 +14,8 @@ import type { ChunkContext, ParentLink } from '../../protocols/records.ts';
 import { extractText } from '../text/extract.ts';
 import type { DecodedLine, LineDecoder } from './jsonl.ts';
 import { parseTimestamp } from './jsonl.ts';
-import type { FileSourceModule, SourcePlan } from './source-module.ts';
+import type { FileSourceModule } from './source-module.ts';
+import type { SourcePlan } from '../../protocols/sources.ts';
 import { SESSION_ID } from './source-module.ts';
 
 export function claudeConversation(session: string, agentId?: string | null): string {

@@ -5,30 +5,8 @@
 // as the records they describe, so a cursor never runs ahead of its bytes.
 
 import type { LineFacts, LineFormat } from '../../protocols/records.ts';
-import type { CursorFacts } from '../sources/identity.ts';
-import type { SourcePlan } from '../sources/source-module.ts';
+import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import type { Db } from './open.ts';
-
-export interface SourceCursor extends CursorFacts {
-  readonly generation: number;
-  /** Route of the line that continues past `offset`; null: the file's conversation. */
-  readonly route: string | null;
-  /** Offset where that continuing line started. */
-  readonly lineStart: number;
-  /** Time of the last captured line, for fragments that carry none. */
-  readonly at: number | null;
-  /** Facts of the line that continues past `offset` (context events). */
-  readonly facts?: LineFacts | null;
-}
-
-export interface StoredSource {
-  readonly id: string;
-  readonly path: string;
-  readonly conversation: string;
-  readonly format: string;
-  readonly checked: number;
-  readonly cursor: SourceCursor;
-}
 
 export const EMPTY_CURSOR: SourceCursor = {
   generation: 0,

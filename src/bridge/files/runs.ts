@@ -12,7 +12,8 @@
 import type { ParseResult, ParseTask } from '../../../protocols/records.ts';
 import { extractText } from '../../text/extract.ts';
 import { parseTextChunk } from '../../sources/jsonl.ts';
-import type { FileSourceModule, SourcePlan } from '../../sources/source-module.ts';
+import type { FileSourceModule } from '../../sources/source-module.ts';
+import type { SourcePlan } from '../../../protocols/sources.ts';
 import { agentInName, runConversation } from '../keys.ts';
 import { documentChunk } from './document.ts';
 
