@@ -34,6 +34,9 @@ export type HistoryMessage =
   | { readonly type: 'otherRecords'; readonly after: number; readonly maxRecord: number; readonly limit: number }
   | { readonly type: 'rebuild'; readonly chunks: readonly CommitChunk[]; readonly rows: readonly RowBatch[]; readonly progress: ReindexProgress; readonly next: ReindexProgress };
 
+/** Asking the history actor: a message, its reply (a worker's port to the actor). */
+export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
+
 export interface HistoryReplies {
   loadSources: StoredSource[];
   register: number;

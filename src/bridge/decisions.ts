@@ -6,7 +6,7 @@
 
 import type { RowDocument } from '../../protocols/rows.ts';
 import type { ConversationSeed } from '../../protocols/sources.ts';
-import { agentOf, decisionConversation } from './keys.ts';
+import { agentOf, decisionConversation } from '../keys/bridge.ts';
 
 export interface DecisionRow {
   readonly n: number;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { RowDocument } from '../../protocols/rows.ts';
 import type { ConversationSeed } from '../../protocols/sources.ts';
 import { extractText } from '../text/extract.ts';
-import { agentOf, jobConversation, jobMarker } from './keys.ts';
+import { agentOf, jobConversation, jobMarker } from '../keys/bridge.ts';
 import { sha256Hex } from './messages.ts';
 
 export interface JobSnapshot {

@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Agent } from '../../protocols/records.ts';
 import type { RowDocument } from '../../protocols/rows.ts';
-import { agentOf, jobNameIn } from './keys.ts';
+import { agentOf, jobNameIn } from '../keys/bridge.ts';
 
 export interface MessageRow {
   readonly id: string;

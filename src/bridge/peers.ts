@@ -8,7 +8,7 @@
 // message the project of its sender.
 
 import type { AliasRow, BindingRow } from '../../protocols/rows.ts';
-import { agentOf, jobNameIn } from './keys.ts';
+import { agentOf, jobNameIn } from '../keys/bridge.ts';
 
 export interface Registration {
   readonly agent: string;

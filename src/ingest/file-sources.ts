@@ -11,11 +11,10 @@ import type { SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
 import type { SourceCursor, SourcePlan } from '../../protocols/sources.ts';
-import type { CommitChunk } from '../../protocols/history.ts';
+import type { CommitChunk, HistoryAsk } from '../../protocols/history.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
-import type { HistoryAsk } from './scheduler.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
 
 export interface DiscoveryPort {

@@ -10,10 +10,9 @@
 
 import { LINE_FORMATS, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { CARRY_MAX, carryOf, fragmentText } from '../text/extract.ts';
-import type { CommitChunk, FileSourceRow, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
+import type { CommitChunk, FileSourceRow, HistoryAsk, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
 import type { RecordProvider } from './provider.ts';
 import type { RowBatch, RowDocument } from '../../protocols/rows.ts';
-import type { HistoryAsk } from './scheduler.ts';
 
 export interface ReindexPorts {
   readonly history: HistoryAsk;

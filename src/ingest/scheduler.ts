@@ -12,7 +12,7 @@
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, serializeError, toHistoryError } from '../../protocols/errors.ts';
-import type { CommitChunk, CommitResult, HistoryMessage, HistoryReplies } from '../../protocols/history.ts';
+import type { CommitChunk, CommitResult, HistoryAsk } from '../../protocols/history.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
@@ -24,8 +24,6 @@ import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
-
-export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
 
 export interface SchedulerPorts {
   readonly history: HistoryAsk;

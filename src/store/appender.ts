@@ -18,7 +18,7 @@
 import { HistoryError } from '../../protocols/errors.ts';
 import type { AppendTotals } from '../../protocols/history.ts';
 import type { DocumentInput } from '../../protocols/rows.ts';
-import { runOfConversation } from '../bridge/keys.ts';
+import { runOfConversation } from '../keys/bridge.ts';
 import type { ConversationRow } from './conversations.ts';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.ts';

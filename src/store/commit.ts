@@ -11,6 +11,8 @@
 import type { CommitChunk, CommitTotals } from '../../protocols/history.ts';
 import type { LineFacts, Segment } from '../../protocols/records.ts';
 import type { ConversationSeed, SourceCursor } from '../../protocols/sources.ts';
+import { eventSource } from '../keys/bridge.ts';
+import { inlineSource } from '../keys/claude.ts';
 import { RecordAppender } from './appender.ts';
 import type { ConversationIndex } from './conversations.ts';
 import type { SourceRows } from './source-rows.ts';
@@ -25,15 +27,6 @@ export interface RouteState {
   readonly at: number | null;
   /** Facts of that continuing line (a context event's kind, agent, job). */
   readonly facts?: LineFacts | null;
-}
-
-export function inlineSource(source: string, conversation: string): string {
-  return `${source}:inline:${conversation}`;
-}
-
-/** The legacy key of a bridge event routed to its job conversation. */
-export function eventSource(source: string, conversation: string): string {
-  return `${source}:event:${conversation}`;
 }
 
 interface RoutedLine {

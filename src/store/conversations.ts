@@ -6,7 +6,7 @@
 
 import type { Agent, Kind } from '../../protocols/records.ts';
 import type { ConversationSeed } from '../../protocols/sources.ts';
-import { jobConversation } from '../bridge/keys.ts';
+import { jobConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
 
 export interface ConversationRow {

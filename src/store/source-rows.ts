@@ -6,6 +6,7 @@
 
 import type { LineFacts, LineFormat } from '../../protocols/records.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
+import { jobOfConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
 
 export const EMPTY_CURSOR: SourceCursor = {
@@ -62,7 +63,7 @@ function legacyRoute(row: SourceRow): CursorExtra {
     if (typeof fragment.id !== 'string' || fragment.offset !== row.offset) return {};
     const kind = typeof fragment.kind === 'string' && EVENT_KINDS.has(fragment.kind) ? (fragment.kind as LineFacts['kind']) : undefined;
     if (kind === undefined) return { route: fragment.id };
-    const job = fragment.id.startsWith('bridge:job:') ? fragment.id.slice('bridge:job:'.length) : null;
+    const job = jobOfConversation(fragment.id);
     return { route: fragment.id, facts: { kind, job, event: true } };
   } catch {
     return {};

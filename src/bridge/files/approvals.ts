@@ -16,7 +16,7 @@ import type { ParseResult, ParseTask } from '../../../protocols/records.ts';
 import { extractText } from '../../text/extract.ts';
 import type { FileSourceModule } from '../../sources/source-module.ts';
 import type { SourcePlan } from '../../../protocols/sources.ts';
-import { agentOf, approvalConversation } from '../keys.ts';
+import { agentOf, approvalConversation } from '../../keys/bridge.ts';
 import { blankCapability } from './capability.ts';
 import { documentChunk } from './document.ts';
 

@@ -15,7 +15,7 @@ import type { DecodedLine, LineDecoder } from '../../sources/jsonl.ts';
 import { parseJsonlChunk } from '../../sources/jsonl.ts';
 import type { FileSourceModule } from '../../sources/source-module.ts';
 import type { SourcePlan } from '../../../protocols/sources.ts';
-import { agentOf, contextConversation, jobConversation } from '../keys.ts';
+import { agentOf, contextConversation, jobConversation } from '../../keys/bridge.ts';
 
 const SPOOL_FILE = /^[\w.-]+\.jsonl$/;
 const EVENT_KINDS = new Set(['progress', 'report', 'approval']);

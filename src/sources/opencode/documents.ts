@@ -3,7 +3,7 @@
 // apart from separate rows and deduplicated by a reader.
 
 import type { RowDocument } from '../../../protocols/rows.ts';
-import type { Table } from './keys.ts';
+import type { Table } from '../../keys/opencode.ts';
 import { rowText, sliceText } from './text.ts';
 
 const EMPTY = new Uint8Array(0);
