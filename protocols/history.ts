@@ -58,6 +58,8 @@ export interface HistoryReplies {
   rebuild: CommitTotals;
 }
 
+// Payloads and replies.
+
 export interface CommitChunk {
   readonly source: string;
   /** The file's own conversation. */
