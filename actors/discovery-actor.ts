@@ -10,7 +10,7 @@ import type { DiscoveryRoot, Found, StepResult } from '../src/sources/discovery.
 import { sourceRoots } from '../src/ingest/source-registry.ts';
 import { DiscoveryWalker } from '../src/sources/discovery.ts';
 import { HeaderCache } from '../src/sources/header.ts';
-import type { SourcePlan } from '../src/sources/source-module.ts';
+import type { SourcePlan } from '../protocols/sources.ts';
 import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
 

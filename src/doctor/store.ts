@@ -6,7 +6,8 @@ import { existsSync, statSync } from 'node:fs';
 import type { DoctorCheck } from '../../protocols/doctor.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { formatBytes } from '../cli/output.ts';
-import { hasTable, openQueryOnly, READER_BUSY_TIMEOUT_MS, type Db } from '../store/open.ts';
+import { openQueryOnly, type Db } from '../sqlite/open.ts';
+import { hasTable, READER_BUSY_TIMEOUT_MS } from '../store/open.ts';
 import { SCHEMA_VERSION } from '../store/schema.ts';
 import { errnoOf, fail, messageOf, ok, warn } from './check.ts';
 
