@@ -76,5 +76,6 @@ export async function openRaw(record, mark) {
     pre,
   );
   d.showModal();
+  pre.querySelector('mark')?.scrollIntoView({ block: 'center' });
   digest.textContent = await sha256(bytes);
 }

@@ -11,6 +11,9 @@ function sourceRow(s) {
     h('div', { class: 'source-path' }, h('span', { class: 'badge kind' }, s.format), h('code', {}, s.path)),
     h('div', { class: 'conv-meta' }, h('a', { href: conversationHref(s.conversation), 'data-nav': '' }, shortId(s.conversation)), h('span', {}, `cursor: generation ${s.generation}, ${formatBytes(s.offset)}`)),
     h(
+      'div',
+      { class: 'table-scroll' },
+      h(
       'table',
       { class: 'generations' },
       h('caption', { class: 'sr-only' }, `Generations of ${s.path}`),
@@ -30,6 +33,7 @@ function sourceRow(s) {
           ),
         ),
       ),
+    ),
     ),
   );
 }
