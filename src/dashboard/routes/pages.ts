@@ -32,6 +32,12 @@ export function loadAssets(dir = fileURLToPath(new URL('../assets/', import.meta
 
 export const PAGE_PATHS = ['/', '/search', '/conversations', '/c/*', '/sources', '/status'];
 
+/** The page shell; every module is preloaded at once, so the imports do not load one after another. */
+export function shell(modules: readonly string[]): string {
+  const preload = modules.map((name) => `<link rel="modulepreload" href="/assets/${name}">`).join('\n');
+  return SHELL.replace('<script type="module"', `${preload}\n<script type="module"`);
+}
+
 export const SHELL = `<!doctype html>
 <html lang="en">
 <head>
@@ -76,7 +82,8 @@ export function pageRoutes(app: Hono, credentials: Credentials, assets: Map<stri
     return c.redirect('/login', 303);
   });
 
-  for (const path of PAGE_PATHS) app.get(path, (c) => c.html(SHELL));
+  const page = shell([...assets.keys()].filter((name) => name.endsWith('.js') && name !== 'app.js').sort());
+  for (const path of PAGE_PATHS) app.get(path, (c) => c.html(page));
 
   app.get('/assets/*', (c) => {
     const name = new URL(c.req.url).pathname.slice('/assets/'.length);
