@@ -11,25 +11,15 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectMcp } from './helpers/mcp.ts';
 import type { ConversationListOutput, HistoryDocument, SourceListOutput } from '../protocols/dashboard.ts';
 import type { GetConversationOutput, SearchHistoryOutput } from '../protocols/search.ts';
-import { cliPath, sha256 } from './helpers/home.ts';
+import { sha256 } from './helpers/home.ts';
 import { bearer, http, startDashboardProcess, type RunningDashboard } from './helpers/dashboard.ts';
 import { fixtureHome, legacyBridgeHome, type FixtureHome } from './helpers/search-homes.ts';
 
-async function connect(env: NodeJS.ProcessEnv): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [cliPath, 'mcp'],
-    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'dashboard-contract', version: '0.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = connectMcp;
 
 interface ToolResult {
   readonly content: Array<{ text?: string }>;

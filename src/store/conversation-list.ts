@@ -11,21 +11,9 @@ import type { Db } from './open.ts';
 import { hasTable } from './open.ts';
 import { prepared } from './statements.ts';
 
-interface Row {
-  readonly id: string;
-  readonly agent: string;
-  readonly session: string;
-  readonly parent: string | null;
-  readonly project: string;
-  readonly job: string | null;
-  readonly kind: string;
-  readonly firstAt: number;
-  readonly lastAt: number;
-  readonly records: number;
-  readonly bytes: number;
-  readonly lastRecord: number;
-  readonly children: number;
-}
+/** A list row is a summary as the SQL below selects it. */
+type Row = ConversationSummary;
+
 
 const AGGREGATE = `(SELECT conversation, min(at) AS first_at, max(at) AS last_at, count(*) AS records,
   coalesce(sum(length(raw)), 0) AS bytes, max(id) AS last_id FROM conversation_records GROUP BY conversation)`;
@@ -40,10 +28,6 @@ function select(db: Db): string {
       CAST(s.first_at AS INTEGER) AS firstAt, CAST(s.last_at AS INTEGER) AS lastAt, s.records AS records, s.bytes AS bytes, s.last_id AS lastRecord,
       (SELECT count(*) FROM conversations k WHERE k.parent = c.id) AS children
     FROM ${statsOf(db)} s JOIN conversations c ON c.id = s.conversation`;
-}
-
-function toSummary(row: Row): ConversationSummary {
-  return { ...row };
 }
 
 export function cursorOf(row: Pick<ConversationSummary, 'lastAt' | 'id'>): string {
@@ -82,7 +66,7 @@ export function listConversations(db: Db, request: ConversationListRequest, proj
   }
   const sql = `${select(db)} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY s.last_at DESC, s.conversation DESC LIMIT ?`;
   const rows = prepared(db, sql).all(...params, request.limit + 1) as Row[];
-  const page = rows.slice(0, request.limit).map(toSummary);
+  const page = rows.slice(0, request.limit);
   const last = page.at(-1);
   return { conversations: page, next: rows.length > request.limit && last !== undefined ? cursorOf(last) : null };
 }
@@ -97,5 +81,5 @@ export function conversationFamily(db: Db, id: string): ConversationFamily {
   const own = info.get(id) as ConversationInfo | undefined;
   const parent = own?.parent == null ? null : ((info.get(own.parent) as ConversationInfo | undefined) ?? null);
   const children = prepared(db, `${select(db)} WHERE c.parent = ? ORDER BY s.last_at DESC, s.conversation DESC LIMIT ${CHILDREN_MAX}`).all(id) as Row[];
-  return { parent, children: children.map(toSummary), summary: summary === null ? null : toSummary(summary) };
+  return { parent, children, summary };
 }

@@ -7,6 +7,7 @@
 import type { HistoryDocument } from '../../protocols/dashboard.ts';
 import type { Db } from './open.ts';
 import { hasTable } from './open.ts';
+import type { RetainedRecord } from './reindex-store.ts';
 import { prepared } from './statements.ts';
 
 interface DocumentRow {
@@ -19,16 +20,6 @@ interface DocumentRow {
   readonly cursor: string | null;
 }
 
-interface RecordRow {
-  readonly id: number;
-  readonly source: string;
-  readonly generation: number;
-  readonly offset: number;
-  readonly conversation: string;
-  readonly at: number;
-  readonly raw: Uint8Array;
-  readonly part: string | null;
-}
 
 const LEGACY_ID = /^durable:(\d{1,15})(?::(\d{1,15}))?$/;
 const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
@@ -51,7 +42,7 @@ export function historyDocument(db: Db, id: string): HistoryDocument | null {
   const row =
     ref === null || !hasTable(db, 'conversation_records')
       ? undefined
-      : (prepared(db, 'SELECT id, source, generation, offset, conversation, at, raw, part FROM conversation_records WHERE id = ?').get(ref.record) as RecordRow | undefined);
+      : (prepared(db, 'SELECT id, source, generation, offset, conversation, at, raw, part FROM conversation_records WHERE id = ?').get(ref.record) as RetainedRecord | undefined);
   const raw = row === undefined ? null : Buffer.from(row.raw.buffer, row.raw.byteOffset, row.raw.byteLength);
   return {
     id: doc.id,

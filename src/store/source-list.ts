@@ -9,14 +9,7 @@ import { hasTable } from './open.ts';
 import { generationsOf } from './records.ts';
 import { prepared } from './statements.ts';
 
-interface SourceRow {
-  readonly id: string;
-  readonly path: string;
-  readonly format: string;
-  readonly conversation: string;
-  readonly generation: number;
-  readonly offset: number;
-}
+type SourceRow = Omit<SourceSummary, 'generations'>;
 
 export function listSources(db: Db, request: SourceListRequest): SourceListOutput {
   if (!hasTable(db, 'conversation_sources') || !hasTable(db, 'conversation_records')) return { sources: [], next: null };
