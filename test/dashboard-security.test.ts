@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cli } from './helpers/home.ts';
+import { cli, spawnCli } from './helpers/home.ts';
 import { bearer, http, startDashboardProcess, type RunningDashboard } from './helpers/dashboard.ts';
 import { fixtureHome, homeEnv, searchTempDir, type FixtureHome } from './helpers/search-homes.ts';
 
@@ -167,5 +167,28 @@ describe('dashboard security over HTTP', () => {
     const result = await cli(['dashboard', '--port', '0'], homeEnv(fixture.home, bridgeHome));
     assert.equal(result.code, 1);
     assert.match(result.stderr, /can be read by other users \(mode 644\); run: chmod 600/);
+  });
+
+  test('serve hosts no dashboard when config.json switches it off, or with --no-dashboard', async () => {
+    for (const [config, args] of [[{ history: { dashboard: { enabled: false } } }, ['serve']], [{}, ['serve', '--no-dashboard']]] as const) {
+      const bridgeHome = searchTempDir('serve');
+      writeFileSync(join(bridgeHome, 'config.json'), JSON.stringify(config));
+      const child = spawnCli(args, { ...homeEnv(searchTempDir('empty-home'), bridgeHome) });
+      let err = '';
+      child.stderr?.on('data', (d: Buffer) => (err += d.toString('utf8')));
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 60_000);
+        child.stderr?.on('data', () => {
+          if (err.includes('Ctrl-C stops')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      assert.doesNotMatch(err, /dashboard|token=/, `${args.join(' ')} with ${JSON.stringify(config)}`);
+    }
   });
 });
