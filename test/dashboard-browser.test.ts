@@ -135,7 +135,11 @@ describe('dashboard in chromium', () => {
     await shot('subagent');
     await page.locator('a[rel="up"]').click();
     await page.waitForURL(new RegExp(`${encodeURIComponent(`claude:${PARENT}`)}$`));
-    await page.locator('.entry').first().waitFor();
+    await page.locator('.entry:not(.bookkeeping)').first().waitFor();
+    assert.equal(await page.locator('.entry.bookkeeping:visible').count(), 0, 'bookkeeping records hidden by default');
+    await page.getByLabel('Show bookkeeping records').check();
+    assert.ok((await page.locator('.entry.bookkeeping:visible').count()) > 0, 'and shown on request');
+    await page.getByLabel('Show bookkeeping records').uncheck();
     await page.keyboard.press('Escape');
     await page.waitForURL(new RegExp(encodeURIComponent(`:native:${CHILD}`)), { timeout: 5000 });
   });

@@ -90,7 +90,9 @@ function move(step) {
 
 document.addEventListener('keydown', (event) => {
   const target = event.target;
-  const typing = target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'SELECT', 'TEXTAREA'].includes(target.tagName));
+  const typing =
+    target instanceof HTMLElement &&
+    (target.isContentEditable || target.tagName === 'SELECT' || target.tagName === 'TEXTAREA' || (target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit'].includes(target.type)));
   if (event.key === 'Escape') {
     if (rawDialogOpen()) return; // the dialog closes itself
     if (typing) {

@@ -74,7 +74,7 @@ export function entryElement(entry, options) {
     raw,
   );
   const article = h('article', {
-    class: `entry role-${entry.role}${entry.quiet ? ' quiet' : ''}`,
+    class: `entry role-${entry.role}${entry.quiet ? ' quiet' : ''}${entry.bookkeeping ? ' bookkeeping' : ''}`,
     'data-item': '',
     'data-record': entry.record,
     'data-line': entry.line,

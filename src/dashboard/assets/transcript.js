@@ -91,6 +91,11 @@ function entry(role, title, text, extra = {}) {
   return { role, title, text: clip(text), ...extra };
 }
 
+/** A record about the session rather than of the exchange (snapshots, modes, queue operations, token counts, step markers). */
+function bookkeeping(title, text, extra = {}) {
+  return entry('meta', title, text, { ...extra, bookkeeping: true });
+}
+
 // ---- Claude Code -----------------------------------------------------------
 
 function claudeEntries(line) {
@@ -122,14 +127,14 @@ function claudeEntries(line) {
           out.push(entry('meta', 'Image', '[image]', side));
           break;
         default:
-          out.push(entry('meta', str(block.type) || 'block', pretty(block), side));
+          out.push(bookkeeping(str(block.type) || 'block', pretty(block), side));
       }
     }
-    return out.length > 0 ? out : [entry('meta', type, '', side)];
+    return out.length > 0 ? out : [bookkeeping(type, '', side)];
   }
   if (type === 'system') return [entry('system', line.subtype ? `System · ${line.subtype}` : 'System', str(line.content) || pretty(line))];
   if (type === 'summary') return [entry('system', 'Summary', str(line.summary))];
-  return [entry('meta', type || 'record', pretty(line))];
+  return [bookkeeping(type || 'record', pretty(line))];
 }
 
 // ---- Codex -----------------------------------------------------------------
@@ -158,18 +163,18 @@ function codexEntries(line) {
         return [entry('tool-result', 'Tool result', pretty(output ?? ''), { toolId: str(p.call_id) })];
       }
       default:
-        return [entry('meta', str(p.type) || 'response item', pretty(p))];
+        return [bookkeeping(str(p.type) || 'response item', pretty(p))];
     }
   }
   if (type === 'event_msg') {
-    if (p.type === 'user_message') return [entry('meta', 'User message event', str(p.message))];
-    if (p.type === 'agent_message') return [entry('meta', 'Agent message event', str(p.message))];
+    if (p.type === 'user_message') return [bookkeeping('User message event', str(p.message))];
+    if (p.type === 'agent_message') return [bookkeeping('Agent message event', str(p.message))];
     if (p.type === 'agent_reasoning') return [entry('reasoning', 'Reasoning', str(p.text))];
-    return [entry('meta', str(p.type) || 'event', pretty(p))];
+    return [bookkeeping(str(p.type) || 'event', pretty(p))];
   }
   if (type === 'session_meta') return [entry('system', 'Session', pretty(p))];
   if (type === 'compacted') return [entry('system', 'Compacted', str(p.message) || pretty(p))];
-  return [entry('meta', type || 'record', pretty(line))];
+  return [bookkeeping(type || 'record', pretty(line))];
 }
 
 // ---- OpenCode rows (the record's source names the table) -------------------
@@ -203,7 +208,7 @@ function opencodeEntries(row, table, state) {
     case 'file':
       return [entry('meta', 'File', [str(row.filename), str(row.url)].filter(Boolean).join('\n'))];
     default:
-      return [entry('meta', str(row.type) || 'part', pretty(row), { quiet: ['step-start', 'step-finish', 'snapshot'].includes(row.type) })];
+      return [bookkeeping(str(row.type) || 'part', pretty(row), { quiet: ['step-start', 'step-finish', 'snapshot'].includes(row.type) })];
   }
 }
 

@@ -76,7 +76,16 @@ export async function conversationView(main, params) {
   const later = h('button', { type: 'button', class: 'link load' }, 'Load more');
   const status = h('p', { class: 'muted', role: 'status', 'aria-live': 'polite' });
   const follow = h('label', { class: 'follow' }, h('input', { type: 'checkbox', checked: true }), ' Follow new records');
-  main.append(headerOf(id, first, family), h('div', { class: 'toolbar' }, follow, status), topSentinel, earlier, list, bottom, later);
+  // Bookkeeping records (snapshots, modes, queue operations, token counts) are hidden unless asked for; the choice is remembered.
+  const showMeta = h('input', { type: 'checkbox', checked: localStorage.getItem('abh.showMeta') === '1' });
+  const applyMeta = () => list.classList.toggle('hide-meta', !showMeta.checked);
+  showMeta.addEventListener('change', () => {
+    localStorage.setItem('abh.showMeta', showMeta.checked ? '1' : '0');
+    applyMeta();
+  });
+  applyMeta();
+  const options = h('div', { class: 'options' }, follow, h('label', { class: 'follow' }, showMeta, ' Show bookkeeping records'));
+  main.append(headerOf(id, first, family), h('div', { class: 'toolbar' }, options, status), topSentinel, earlier, list, bottom, later);
 
   /** Loaded pages: { first, last, el, records: ids }. */
   const pages = [];
