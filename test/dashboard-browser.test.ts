@@ -142,6 +142,10 @@ describe('dashboard in chromium', () => {
     await page.getByLabel('Show bookkeeping records').uncheck();
     await page.keyboard.press('Escape');
     await page.waitForURL(new RegExp(encodeURIComponent(`:native:${CHILD}`)), { timeout: 5000 });
+    // The subagent's report in the parent links to the subagent.
+    await page.goto(`${dash.base}c/${encodeURIComponent(`claude:${PARENT}`)}`);
+    await page.locator('.entry .child-link').first().click();
+    await page.waitForURL(new RegExp(encodeURIComponent(`claude:${PARENT}:native:`)));
   });
 
   test('HTML and JavaScript in a transcript render as text: no dialog, no script, no element', async () => {

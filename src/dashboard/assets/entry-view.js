@@ -2,7 +2,7 @@
 // and tool output folded), and a "Raw" button that opens the record's exact
 // bytes. Text is set through text nodes only (see dom.js).
 
-import { h, formatTime } from './dom.js';
+import { h, conversationHref, formatTime } from './dom.js';
 
 const ROLE_LABEL = {
   user: 'User',
@@ -70,6 +70,7 @@ export function entryElement(entry, options) {
     h('span', { class: 'role' }, label),
     title ? h('span', { class: 'entry-title' }, title) : null,
     entry.sidechain ? h('span', { class: 'badge' }, 'sidechain') : null,
+    entry.child ? h('a', { href: conversationHref(entry.child), 'data-nav': '', class: 'child-link' }, 'Open subagent →') : null,
     h('time', { datetime: new Date(entry.at).toISOString() }, formatTime(entry.at)),
     raw,
   );
@@ -86,7 +87,8 @@ export function entryElement(entry, options) {
     return article;
   }
   if (folded(entry)) {
-    const size = entry.text.length > 0 ? ` · ${entry.text.split('\n').length} lines` : '';
+    const lines = entry.text.split('\n').length;
+    const size = entry.text.length > 0 ? ` · ${lines} line${lines === 1 ? '' : 's'}` : '';
     const details = h('details', {}, h('summary', {}, head, h('span', { class: 'fold-hint' }, firstLine(entry.text) + size)));
     details.addEventListener('toggle', () => {
       if (details.open && details.childElementCount === 1) details.append(body(entry));

@@ -120,9 +120,13 @@ function claudeEntries(line) {
         case 'tool_use':
           out.push(entry('tool-call', str(block.name) || 'tool', toolInput(block.input), { ...side, toolId: str(block.id), tool: str(block.name) }));
           break;
-        case 'tool_result':
-          out.push(entry('tool-result', block.is_error ? 'Tool error' : 'Tool result', contentText(block.content), { ...side, toolId: str(block.tool_use_id) }));
+        case 'tool_result': {
+          // A subagent's report names its agent: link the result to the child conversation.
+          const agentId = line.toolUseResult && typeof line.toolUseResult === 'object' ? str(line.toolUseResult.agentId) : '';
+          const child = agentId && str(line.sessionId) ? { child: `claude:${line.sessionId}:native:${agentId}` } : {};
+          out.push(entry('tool-result', block.is_error ? 'Tool error' : 'Tool result', contentText(block.content), { ...side, ...child, toolId: str(block.tool_use_id) }));
           break;
+        }
         case 'image':
           out.push(entry('meta', 'Image', '[image]', side));
           break;
@@ -201,7 +205,8 @@ function opencodeEntries(row, table, state) {
       return [entry('reasoning', 'Reasoning', str(row.text))];
     case 'tool': {
       const st = row.state && typeof row.state === 'object' ? row.state : {};
-      const out = [entry('tool-call', str(row.tool) || 'tool', toolInput(st.input), { toolId: str(row.callID), tool: str(row.tool) })];
+      const childId = row.tool === 'task' && st.metadata && typeof st.metadata.sessionId === 'string' ? { child: `opencode:${st.metadata.sessionId}` } : {};
+      const out = [entry('tool-call', str(row.tool) || 'tool', toolInput(st.input), { ...childId, toolId: str(row.callID), tool: str(row.tool) })];
       if (st.output !== undefined || st.error !== undefined) out.push(entry('tool-result', st.error ? 'Tool error' : 'Tool result', pretty(st.output ?? st.error), { toolId: str(row.callID) }));
       return out;
     }
