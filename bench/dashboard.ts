@@ -17,16 +17,14 @@
 //   RSS        the dashboard process's resident and peak memory (VmRSS/VmHWM).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Page } from 'playwright-core';
 import { HistoryReader } from '../src/read/history-reader.ts';
 import { resolvePaths } from '../src/config/paths.ts';
-import { openWriter } from '../src/store/open.ts';
+import { LONG_CONVERSATION, longConversationHome } from '../test/helpers/long-conversation.ts';
 
 const { values: args } = parseArgs({ options: { home: { type: 'string' }, runs: { type: 'string', default: '5' }, records: { type: 'string', default: '10000' } } });
 if (args.home === undefined) throw new Error('usage: bench/dashboard.ts --home <captured make-corpus dir> [--runs N] [--records N]');
@@ -181,32 +179,6 @@ async function benchBrowser(running: Running, label: string, path: string, selec
   }
 }
 
-/** A home whose store holds one Claude conversation of `records` records (one JSONL line each). */
-function syntheticHome(records: number): { dir: string; id: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-dashboard-'));
-  mkdirSync(join(dir, '.agent-bridge'), { recursive: true });
-  const db = openWriter(join(dir, '.agent-bridge', 'history.db'));
-  const id = 'claude:bench-10k';
-  const insert = db.prepare('INSERT INTO conversation_records (source, generation, offset, conversation, at, raw, body) VALUES (?, 0, ?, ?, ?, ?, ?)');
-  db.transaction(() => {
-    db.prepare("INSERT INTO conversations (id, agent, session, parent, project, job, kind) VALUES (?, 'claude', 'bench-10k', NULL, '/bench', NULL, 'transcript')").run(id);
-    let offset = 0;
-    for (let i = 0; i < records; i++) {
-      const line =
-        i % 3 === 0
-          ? { type: 'user', message: { role: 'user', content: `question ${i}: how does the scheduler book crate ${i}?` } }
-          : i % 3 === 1
-            ? { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `answer ${i}: `.padEnd(400, 'the scheduler books per slot ') }] } }
-            : { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `grep -rn crate${i} src/` } }] } };
-      const raw = Buffer.from(`${JSON.stringify(line)}\n`);
-      insert.run('/bench/bench-10k.jsonl', offset, id, 1_773_000_000_000 + i * 1000, raw, '');
-      offset += raw.length;
-    }
-  })();
-  db.close();
-  return { dir, id };
-}
-
 const planted = (JSON.parse(readFileSync(join(home, 'queries.json'), 'utf8')) as { queries: Planted[] }).queries;
 const main = await startDashboard(envFor(home));
 try {
@@ -218,10 +190,10 @@ try {
 } finally {
   main.child.kill('SIGTERM');
 }
-const synthetic = syntheticHome(Number(args.records));
-const big = await startDashboard(envFor(synthetic.dir));
+const synthetic = longConversationHome(Number(args.records));
+const big = await startDashboard(envFor(synthetic));
 try {
-  await benchBrowser(big, `first rendered entry of a ${Number(args.records).toLocaleString()}-record conversation`, `c/${encodeURIComponent(synthetic.id)}`, '.entry', '.entry');
+  await benchBrowser(big, `first rendered entry of a ${Number(args.records).toLocaleString()}-record conversation`, `c/${encodeURIComponent(LONG_CONVERSATION)}`, '.entry', '.entry');
   const m = memory(big.child.pid as number);
   console.log(`dashboard process serving it: RSS ${m.rss.toFixed(1)} MiB, peak ${m.peak.toFixed(1)} MiB`);
 } finally {

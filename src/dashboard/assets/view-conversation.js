@@ -131,10 +131,10 @@ export async function conversationView(main, params) {
       const height = document.documentElement.scrollHeight;
       page.el.remove();
       window.scrollBy(0, document.documentElement.scrollHeight - height);
-      previous = page.last + 1;
+      previous = pages[0]?.first ?? page.last + 1;
     } else {
       page.el.remove();
-      next = page.first - 1;
+      next = pages.at(-1)?.last ?? page.first - 1;
       atEnd = false;
     }
     update();
@@ -200,15 +200,22 @@ export async function conversationView(main, params) {
   earlier.addEventListener('click', () => void loadEarlier());
   later.addEventListener('click', () => void loadLater());
 
-  const observer = new IntersectionObserver((items) => {
-    for (const item of items) {
-      if (!item.isIntersecting) continue;
-      if (item.target === bottom) void loadLater();
-      if (item.target === topSentinel && pages.length > 0) void loadEarlier();
-    }
-  }, { rootMargin: '600px 0px' });
-  observer.observe(bottom);
-  observer.observe(topSentinel);
+  // Load more while an end of what is loaded is within reach of the viewport (checked on scroll and after each load).
+  const MARGIN = 800;
+  let queued = false;
+  function reach() {
+    queued = false;
+    if (loading) return;
+    if (next !== null && bottom.getBoundingClientRect().top < window.innerHeight + MARGIN) void loadLater().then(schedule);
+    else if (previous !== null && pages.length > 0 && topSentinel.getBoundingClientRect().bottom > -MARGIN) void loadEarlier().then(schedule);
+  }
+  function schedule() {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(reach);
+  }
+  window.addEventListener('scroll', schedule, { passive: true });
+  schedule();
 
   // Live: while the end is loaded, a change notice for this conversation fetches what came after the last record.
   const stopLive = onLive('records', async (changes) => {
@@ -248,7 +255,7 @@ export async function conversationView(main, params) {
   });
 
   return () => {
-    observer.disconnect();
+    window.removeEventListener('scroll', schedule);
     stopLive();
     clear(list);
   };
