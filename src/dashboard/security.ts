@@ -54,16 +54,18 @@ const LOGIN_HINT =
 
 /** Host, Origin and credentials, in that order (see auth.ts). `/login` checks its own token. */
 export function guard(options: { readonly credentials: Credentials; readonly port: () => number }): MiddlewareHandler {
+  let known = { port: -1, hosts: new Set<string>(), origins: new Set<string>() };
   return async (c, next) => {
     const port = options.port();
+    if (known.port !== port) known = { port, hosts: allowedHosts(port), origins: allowedOrigins(port) };
     const host = c.req.header('host') ?? '';
-    if (!allowedHosts(port).has(host.toLowerCase())) {
+    if (!known.hosts.has(host.toLowerCase())) {
       return refuse(c, 403, 'FORBIDDEN', `Host "${host.replace(/[^\x20-\x7e]/g, '?').slice(0, 100).replace(/[<>&"]/g, '?')}" is not this dashboard (it answers on 127.0.0.1, localhost or [::1] port ${port} only)`);
     }
     const method = c.req.method;
     if (method !== 'GET' && method !== 'HEAD') {
       const origin = c.req.header('origin');
-      if (origin === undefined || !allowedOrigins(port).has(origin.toLowerCase())) return refuse(c, 403, 'FORBIDDEN', 'cross-origin request refused');
+      if (origin === undefined || !known.origins.has(origin.toLowerCase())) return refuse(c, 403, 'FORBIDDEN', 'cross-origin request refused');
     }
     if (c.req.header('sec-fetch-site') === 'cross-site' && c.req.header('sec-fetch-mode') !== 'navigate') {
       return refuse(c, 403, 'FORBIDDEN', 'cross-site request refused');
