@@ -13,7 +13,7 @@ import type { HistoryStatus } from '../../protocols/service.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { readMigrationProgress } from '../migration/status.ts';
-import type { Counts } from '../store/counts.ts';
+import type { StoreCounts as Counts } from '../../protocols/history.ts';
 import { hasTable, openReader, type Db } from '../store/open.ts';
 import { readStatusFile } from '../store/status-file.ts';
 import { WriterLock } from '../store/writer-lock.ts';

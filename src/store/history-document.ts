@@ -7,7 +7,7 @@
 import type { HistoryDocument } from '../../protocols/dashboard.ts';
 import type { Db } from './open.ts';
 import { hasTable } from './open.ts';
-import type { RetainedRecord } from './reindex-store.ts';
+import type { RetainedRecord } from '../../protocols/history.ts';
 import { prepared } from './statements.ts';
 
 interface DocumentRow {
