@@ -5,6 +5,7 @@
 import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
 import { conversation } from './commands/conversation.ts';
+import { dashboard } from './commands/dashboard.ts';
 import { doctor } from './commands/doctor.ts';
 import { health } from './commands/health.ts';
 import { ingest } from './commands/ingest.ts';
@@ -19,7 +20,8 @@ import { status } from './commands/status.ts';
 type Command = (argv: readonly string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  serve: { run: serve, usage: 'serve [--progress-every 1m]        run the history service until stopped, reporting sources and backlog progress' },
+  serve: { run: serve, usage: 'serve [--no-dashboard] [--progress-every 1m] run the history service (and the dashboard) until stopped, reporting sources and progress' },
+  dashboard: { run: dashboard, usage: 'dashboard [--port N] [--host H] [--open] the authenticated local web UI (loopback only)' },
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
   search: {
     run: search,

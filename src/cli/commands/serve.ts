@@ -1,7 +1,12 @@
-// `agent-bridge serve`: the history service on the real home until stopped.
-// It says what it does (on stderr): the writer state, each source root with
-// its file count, and the backlog's progress (serve-report.ts).
+// `agent-bridge serve [--no-dashboard] [--progress-every 1m]`: the history
+// service on the real home until stopped, and the dashboard beside it unless
+// switched off (--no-dashboard or config.json `history.dashboard.enabled:
+// false`). It says what it does (on stderr): the writer state, the dashboard
+// URL, each source root with its file count, and the backlog's progress
+// (serve-report.ts).
 
+import { startDashboard, type Dashboard } from '../../dashboard/server.ts';
+import { dashboardSettings, resolveListen } from '../../dashboard/launch.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { HistoryService } from '../../service/history-service.ts';
 import { parse } from '../args.ts';
@@ -11,8 +16,21 @@ import { parseDurationFlag } from '../time.ts';
 const PROGRESS_POLL_MS = 1000;
 const PROGRESS_LINE_EVERY_MS = 60_000;
 
+async function hostDashboard(): Promise<Dashboard | null> {
+  try {
+    const settings = dashboardSettings(resolvePaths());
+    if (!settings.enabled) return null;
+    const running = await startDashboard(resolveListen(settings, {}));
+    process.stderr.write(`agent-bridge history: dashboard ${running.loginUrl}\n`);
+    return running;
+  } catch (error) {
+    process.stderr.write(`agent-bridge history: dashboard not started: ${(error as Error).message}\n`);
+    return null;
+  }
+}
+
 export async function serve(argv: readonly string[]): Promise<number> {
-  const { flags } = parse(argv, { 'progress-every': { type: 'string' } }, { min: 0, max: 0, names: '' });
+  const { flags } = parse(argv, { 'no-dashboard': { type: 'boolean' }, 'progress-every': { type: 'string' } }, { min: 0, max: 0, names: '' });
   const everyMs = parseDurationFlag(flags['progress-every'], 'progress-every') ?? PROGRESS_LINE_EVERY_MS;
   const say = (text: string): void => {
     process.stderr.write(text);
@@ -28,6 +46,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const paths = resolvePaths();
   const sources = sourceLines(paths).catch((error: unknown) => [`  (the source roots could not be listed: ${String(error)})`]);
   await service.start();
+  const dashboard = flags['no-dashboard'] === true ? null : await hostDashboard();
   const first = await service.status();
   const role = first.phase === 'standby' ? `standby: pid ${first.writer.pid ?? '?'} is the writer, taking over when it exits` : first.phase;
   say(`${PREFIX}${role} (pid ${process.pid}, ${paths.historyDb}); Ctrl-C stops\n`);
@@ -46,6 +65,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   });
   clearInterval(timer);
   progress.close();
+  await dashboard?.close();
   await service.stop();
   return 0;
 }
