@@ -49,7 +49,8 @@ describe('capture progress through the CLI during a real capture', () => {
     expectedBytes = sources.reduce((n, f) => n + f.bytes, 0);
     expectedSources = sources.length;
     env = envFor(home);
-    serve = spawnCli(['serve', '--progress-every', '1s'], env);
+    // The dashboard beside serve is the dashboard's tests' subject (and would want a fixed port).
+    serve = spawnCli(['serve', '--no-dashboard', '--progress-every', '1s'], env);
     serve.stderr?.setEncoding('utf8');
     serve.stderr?.on('data', (chunk: string) => {
       stderr += chunk;
