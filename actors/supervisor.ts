@@ -17,6 +17,7 @@
 import { mkdirSync } from 'node:fs';
 import { HistoryError, serializeError, toHistoryError } from '../protocols/errors.ts';
 import type { HistoryErrorShape } from '../protocols/errors.ts';
+import { CAUGHT_UP } from '../protocols/capture.ts';
 import type { MigrationProgress } from '../protocols/migration.ts';
 import type { HistoryStatus, OnceSummary, Phase, StartOptions } from '../protocols/service.ts';
 import { LIMITS, type Limits } from '../src/config/limits.ts';
@@ -43,7 +44,8 @@ import { MigratorActor } from './migrator-actor.ts';
 import { ParserPool, parserThreads } from './parser-pool.ts';
 
 const STANDBY_RETRY_MS = 2000;
-const STATUS_EVERY_MS = 2000;
+/** history.status.json: what `status`, `health` and the dashboard read (a poll a second sees fresh figures). */
+const STATUS_EVERY_MS = 1000;
 const COUNTS_EVERY_MS = 5000;
 
 interface Ingestion {
@@ -95,7 +97,8 @@ export class Supervisor {
     // Before the parser pool exists, so that its threads inherit the lower priority.
     lowerThreadPriority(options.env as NodeJS.ProcessEnv);
     this.tryElect();
-    if (options.mode === 'serve') this.statusTimer = setInterval(() => this.publishStatus(), STATUS_EVERY_MS).unref();
+    // Published in once runs too, so that `agent-bridge health` elsewhere follows an `ingest --once`.
+    this.statusTimer = setInterval(() => this.publishStatus(), STATUS_EVERY_MS).unref();
   }
 
   /** Become the writer, or wait in standby while another live process is. */
@@ -280,6 +283,7 @@ export class Supervisor {
     const migration = this.migrationStatus();
     let phase: Phase = this.phase === 'ingesting' && scheduler !== undefined ? (scheduler.phase === 'starting' ? 'starting' : scheduler.phase) : this.phase;
     if (phase === 'migrating' && migration.phase === 'failed') phase = 'failed';
+    const backlog = { sources: scheduler?.pendingCount() ?? 0, bytes: scheduler?.backlogBytes() ?? 0 };
     return {
       phase,
       pausedBy: scheduler?.pauseReasons() ?? [],
@@ -287,7 +291,8 @@ export class Supervisor {
       pace: this.options?.pace ?? null,
       writer: { pid: running !== null ? process.pid : this.standbyOwner, self: running !== null },
       counts: this.counts,
-      backlog: { sources: scheduler?.pendingCount() ?? 0, bytes: scheduler?.backlogBytes() ?? 0 },
+      backlog,
+      capture: scheduler?.meter.progress({ ...backlog, discovering: scheduler.discovering }, Date.now()) ?? CAUGHT_UP,
       discovery: {
         passes: running?.ingestion?.discovery.passes ?? 0,
         running: phase === 'ingesting' || phase === 'starting',

@@ -2,6 +2,7 @@
 // worker thread (supervisor). Comlink carries these calls; every argument and
 // result is structured-clone safe, and errors cross as HistoryErrorShape.
 
+import type { CaptureProgress } from './capture.ts';
 import type { HistoryErrorShape } from './errors.ts';
 import type { MigrationProgress } from './migration.ts';
 
@@ -68,6 +69,8 @@ export interface HistoryStatus {
     readonly rawBytes: number;
   };
   readonly backlog: { readonly sources: number; readonly bytes: number };
+  /** The current backlog's captured and found bytes, rate, percentage and ETA (computed here, in the service). */
+  readonly capture: CaptureProgress;
   readonly discovery: {
     readonly passes: number;
     readonly running: boolean;

@@ -9,11 +9,10 @@ import { test } from 'node:test';
 import type { MigrationProgress } from '../protocols/migration.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { readMigrationProgress } from '../src/migration/status.ts';
-import { openWriter } from '../src/store/open.ts';
 import { legacyHome } from './helpers/legacy-home.ts';
 import { cli } from './helpers/home.ts';
 import { digests, migrationRow, snapshotFiles } from './helpers/migration-db.ts';
-import { migrate } from './helpers/migrate.ts';
+import { migrate, seedCursorConflict } from './helpers/migrate.ts';
 
 function progressCursor(home: string): unknown {
   const [snapshot] = snapshotFiles(home);
@@ -32,9 +31,7 @@ test('a conflicting pre-existing row fails closed, stays latched across restarts
   const bridge = home.manifest.databases['bridge.db'];
 
   // history.db already holds a row under a key the legacy table also uses, with other content.
-  const seeded = openWriter(paths.historyDb);
-  seeded.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('messages', 'not-the-legacy-cursor')").run();
-  seeded.close();
+  seedCursorConflict(paths.historyDb);
 
   const run = await cli(['ingest', '--once', '--pace', 'max'], home.env);
   assert.equal(run.code, 1);

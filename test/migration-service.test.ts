@@ -14,10 +14,10 @@ import type { HistoryStatus } from '../protocols/service.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { migrationLines } from '../src/cli/migration-text.ts';
 import { HistoryService } from '../src/service/history-service.ts';
-import { openWriter } from '../src/store/open.ts';
 import { legacyHome } from './helpers/legacy-home.ts';
 import { cli } from './helpers/home.ts';
 import { migrationRow } from './helpers/migration-db.ts';
+import { seedCursorConflict } from './helpers/migrate.ts';
 
 async function until(service: HistoryService, what: string, check: (s: HistoryStatus) => boolean, ms = 30_000): Promise<HistoryStatus> {
   const deadline = Date.now() + ms;
@@ -33,9 +33,7 @@ test('serve mode: pressure pauses the migration, a latched failure blocks ingest
   const home = await legacyHome();
   t.after(() => home.cleanup());
   const paths = resolvePaths(home.env);
-  const seeded = openWriter(paths.historyDb);
-  seeded.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('messages', 'not-the-legacy-cursor')").run();
-  seeded.close();
+  seedCursorConflict(paths.historyDb);
 
   const service = new HistoryService({ env: home.env, mode: 'serve', pace: 'max' });
   t.after(() => service.stop());

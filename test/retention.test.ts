@@ -31,7 +31,8 @@ const ALLOWED: ReadonlyArray<readonly [string, string, string]> = [
   ['src/store/schema.ts', 'DELETE FROM history_document_facets WHERE doc = old.rowid;', 'trigger: the facets of a deleted search document (derived data; only reindex deletes documents)'],
   ['src/store/writer-lock.ts', 'if (current !== null && current.text === text) unlinkSync(path);', 'the writer lock file, only while it still names this process'],
   ['src/sources/opencode/snapshot.ts', 'for (const name of names) await rm(join(this.dir, name), { force: true });', 'leftover private copies of OpenCode databases, inside <home>/opencode-snapshots only'],
-  ['src/sources/opencode/snapshot.ts', "for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${path}${suffix}`, { force: true });", 'a private copy of an OpenCode database once captured, inside <home>/opencode-snapshots only'],
+  ['src/sources/opencode/snapshot.ts', "for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${path}${suffix}`, { force: true });", 'a private copy of an OpenCode database once captured (inside <home>/opencode-snapshots) or checked by doctor (inside its own temp directory)'],
+  ['src/doctor/opencode.ts', 'rmdirSync(copy.dir);', "doctor's own empty temp directory (mkdtemp under the OS temp dir), once its private database copy is discarded"],
 ];
 
 /** Files under src/sources and src/ingest that may write, and only where stated. */

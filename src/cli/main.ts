@@ -6,6 +6,8 @@ import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
 import { conversation } from './commands/conversation.ts';
 import { dashboard } from './commands/dashboard.ts';
+import { doctor } from './commands/doctor.ts';
+import { health } from './commands/health.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
 import { raw } from './commands/raw.ts';
@@ -18,7 +20,7 @@ import { status } from './commands/status.ts';
 type Command = (argv: readonly string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  serve: { run: serve, usage: 'serve [--no-dashboard]             run the history service (and the dashboard) until stopped' },
+  serve: { run: serve, usage: 'serve [--no-dashboard] [--progress-every 1m] run the history service (and the dashboard) until stopped, reporting sources and progress' },
   dashboard: { run: dashboard, usage: 'dashboard [--port N] [--host H] [--open] the authenticated local web UI (loopback only)' },
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
   search: {
@@ -29,7 +31,9 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   mcp: { run: mcp, usage: 'mcp [--tool-prefix P]                stdio MCP server: search_history, get_conversation (read-only)' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
-  status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status, migration' },
+  status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status (capture ETA), migration' },
+  health: { run: health, usage: 'health [--json]                    the cached status object: service, capture progress, migration, mirrors, latency, errors' },
+  doctor: { run: doctor, usage: 'doctor [--json]                    check the installation, the store and every source; exit 1 when a check fails' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 

@@ -29,3 +29,12 @@ export function parseTimeFlag(value: string | undefined, name: string, now = Dat
     `--${name} must be an age (7d, 12h, 30m), a date (2026-11-01), an ISO-8601 date-time with offset (2026-11-01T09:30:00Z) or epoch milliseconds, got "${value}"`,
   );
 }
+
+/** A duration argument (`30s`, `5m`, `1h`) in milliseconds, at least `minMs`. */
+export function parseDurationFlag(value: string | undefined, name: string, minMs = 1000): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)\s*([smhdw])$/i.exec(value.trim());
+  const ms = match === null ? Number.NaN : Number(match[1]) * (UNIT_MS[(match[2] as string).toLowerCase()] as number);
+  if (!(ms >= minMs)) throw new UsageError(`--${name} must be a duration of at least ${minMs / 1000}s (30s, 5m, 1h), got "${value}"`);
+  return ms;
+}

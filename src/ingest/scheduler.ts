@@ -18,6 +18,7 @@ import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.t
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
 import { FileSources, type ActiveLane, type DiscoveryPort } from './file-sources.ts';
+import { CaptureMeter } from './capture-meter.ts';
 import { LatencyWindow } from './latency.ts';
 import type { RecordProvider } from './provider.ts';
 import type { RowBatch } from '../../protocols/rows.ts';
@@ -72,6 +73,8 @@ export class Scheduler {
   readonly reindexer: Reindexer;
   private readonly now: () => number;
   readonly latency = new LatencyWindow(1000);
+  /** File bytes committed over time: the backlog's rate, percentage and ETA. */
+  readonly meter = new CaptureMeter();
   readonly totals: SchedulerTotals = { batches: 0, records: 0, documents: 0, rawBytes: 0, malformed: 0 };
   lastError: HistoryErrorShape | null = null;
   configProblem: HistoryErrorShape | null = null;
@@ -204,6 +207,11 @@ export class Scheduler {
   private settled = (mtimeMs: number): boolean =>
     this.options.mode === 'once' || this.now() - mtimeMs >= this.options.limits.settleMs;
 
+  /** A discovery pass is walking the roots (before the loop runs, one is about to). */
+  get discovering(): boolean {
+    return this.files?.discoveryRunning ?? true;
+  }
+
   get lastPassAt(): number | null {
     return this.files?.lastPassAt ?? null;
   }
@@ -264,6 +272,9 @@ export class Scheduler {
         throw error;
       }
       this.latency.add(performance.now() - started);
+      let fileBytes = 0;
+      for (const chunk of work.chunks) fileBytes += chunk.bytes.length;
+      this.meter.captured(fileBytes, this.now());
       this.totals.batches++;
       this.totals.records += result.records;
       this.totals.documents += result.documents;

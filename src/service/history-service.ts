@@ -15,6 +15,7 @@
 import { wrap, type Remote } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Worker } from 'node:worker_threads';
+import { CAUGHT_UP } from '../../protocols/capture.ts';
 import { HistoryError } from '../../protocols/errors.ts';
 import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
@@ -46,6 +47,7 @@ function disabledStatus(): HistoryStatus {
     writer: { pid: null, self: false },
     counts: { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 },
     backlog: { sources: 0, bytes: 0 },
+    capture: CAUGHT_UP,
     discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0 },
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },

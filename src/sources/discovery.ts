@@ -9,6 +9,8 @@ import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiscoveredFile, FileSourceModule } from './source-module.ts';
 
+const UNREADABLE_KEPT = 5;
+
 export interface DiscoveryRoot {
   readonly root: string;
   readonly module: FileSourceModule;
@@ -36,6 +38,10 @@ export class DiscoveryWalker {
   private passStarted = false;
   /** Symbolic links seen and not followed, in the last pass. */
   refusedLinks = 0;
+  /** Directories that exist but could not be listed (EACCES, EIO ...), in the last pass: their files are not found. */
+  unreadableDirs = 0;
+  /** The first few of them, with the reason. */
+  readonly unreadable: Array<{ readonly path: string; readonly code: string }> = [];
   passes = 0;
 
   constructor(
@@ -47,6 +53,15 @@ export class DiscoveryWalker {
     this.stack = this.roots.map((r) => ({ path: r.root, relative: [], module: r.module })).reverse();
     this.passStarted = true;
     this.refusedLinks = 0;
+    this.unreadableDirs = 0;
+    this.unreadable.length = 0;
+  }
+
+  private cannotRead(path: string, error: unknown): void {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EIO';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return; // gone since it was listed: nothing to find there
+    this.unreadableDirs++;
+    if (this.unreadable.length < UNREADABLE_KEPT) this.unreadable.push({ path, code });
   }
 
   /** Read at most `stepEntries` directory entries. */
@@ -64,15 +79,17 @@ export class DiscoveryWalker {
         }
         try {
           this.current = { dir: await opendir(next.path, { bufferSize: this.stepEntries }), pending: next };
-        } catch {
-          continue; // a missing or unreadable directory: nothing to find there
+        } catch (error) {
+          this.cannotRead(next.path, error);
+          continue;
         }
       }
       const { dir, pending } = this.current;
       let entry;
       try {
         entry = await dir.read();
-      } catch {
+      } catch (error) {
+        this.cannotRead(pending.path, error);
         entry = null;
       }
       if (entry === null) {

@@ -76,6 +76,22 @@ function removeIfUnchanged(path: string, text: string): void {
   if (current !== null && current.text === text) unlinkSync(path);
 }
 
+export type LockState =
+  | { readonly state: 'absent' }
+  | { readonly state: 'live'; readonly owner: LockOwner }
+  /** Left by a process that is gone: the next writer recovers it. */
+  | { readonly state: 'stale'; readonly owner: LockOwner }
+  /** Not a lock this code wrote (torn or foreign content): also recovered by the next writer. */
+  | { readonly state: 'unreadable'; readonly text: string };
+
+/** What the lock file at `path` says, without changing it (doctor, health). */
+export function inspectLock(path: string): LockState {
+  const current = readOwner(path);
+  if (current === null) return { state: 'absent' };
+  if (current.owner === null) return { state: 'unreadable', text: current.text.slice(0, 200) };
+  return ownerAlive(current.owner) ? { state: 'live', owner: current.owner } : { state: 'stale', owner: current.owner };
+}
+
 export class WriterLock {
   readonly path: string;
   readonly owner: LockOwner;
@@ -109,9 +125,8 @@ export class WriterLock {
 
   /** Who holds the lock now, if anybody alive. */
   static liveOwner(path: string): LockOwner | null {
-    const current = readOwner(path);
-    if (current?.owner && ownerAlive(current.owner)) return current.owner;
-    return null;
+    const lock = inspectLock(path);
+    return lock.state === 'live' ? lock.owner : null;
   }
 
   private recover(deadText: string): void {

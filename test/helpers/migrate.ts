@@ -6,6 +6,7 @@ import { LIMITS, type Limits } from '../../src/config/limits.ts';
 import { resolvePaths } from '../../src/config/paths.ts';
 import type { ChunkEvent } from '../../src/migration/context.ts';
 import { migrateHome } from '../../src/migration/migrate-home.ts';
+import { openWriter } from '../../src/store/open.ts';
 import type { MigrationRunner } from '../../src/migration/runner.ts';
 import type { TestHome } from './legacy-home.ts';
 
@@ -41,4 +42,17 @@ export async function migrate(home: TestHome, options: RunOptions = {}): Promise
     },
   });
   return result.progress;
+}
+
+/**
+ * Give history.db a row under a key the legacy history_cursors table also
+ * uses, with other content: the copy pass then fails closed and latches.
+ */
+export function seedCursorConflict(historyDb: string): void {
+  const seeded = openWriter(historyDb);
+  try {
+    seeded.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('messages', 'not-the-legacy-cursor')").run();
+  } finally {
+    seeded.close();
+  }
 }

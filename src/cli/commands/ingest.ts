@@ -3,6 +3,7 @@
 
 import { HistoryService } from '../../service/history-service.ts';
 import { UsageError, choiceFlag, parse } from '../args.ts';
+import { captureProgressText } from '../capture-text.ts';
 import { migrationLines } from '../migration-text.ts';
 import { formatBytes, isTty, printJson } from '../output.ts';
 
@@ -25,7 +26,7 @@ export async function ingest(argv: readonly string[]): Promise<number> {
               process.stderr.write(
                 s.phase === 'migrating'
                   ? `\r${migrationLines(s.migration, { tty: true })[0] ?? ''}   `
-                  : `\r${s.phase}: ${s.counts.records} records, backlog ${s.backlog.sources} sources / ${formatBytes(s.backlog.bytes)}   `,
+                  : `\r${s.phase}: ${captureProgressText(s.capture, s.backlog, { tty: true })}\x1b[K`,
               ),
             )
             .catch(() => undefined);

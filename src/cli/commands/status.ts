@@ -1,6 +1,7 @@
 // `agent-bridge status [--json]`: what is captured (read from history.db),
 // who the writer is (lock file), the running service's live status
-// (history.status.json, published every 2 s while it runs), and the legacy
+// (history.status.json, published every second while it runs: phase,
+// backlog with the capture's rate, percentage and ETA, errors), and the legacy
 // migration's progress (live from the service, else from history.db and the
 // migration's progress database).
 
@@ -15,6 +16,7 @@ import { WriterLock } from '../../store/writer-lock.ts';
 import { storeCounts } from '../../store/counts.ts';
 import { parse } from '../args.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
+import { captureProgressText } from '../capture-text.ts';
 import { migrationLines } from '../migration-text.ts';
 import { formatBytes, formatTime, isTty, printJson } from '../output.ts';
 
@@ -57,6 +59,8 @@ export async function status(argv: readonly string[]): Promise<number> {
   if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty(), live: service !== null }));
   if (service !== null) {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
+    // A status file from a build before capture progress was published has no `capture`.
+    if ((service as Partial<HistoryStatus>).capture !== undefined) lines.push(`capture: ${captureProgressText(service.capture, service.backlog, { tty: isTty() })}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
     if (service.pausedBy.length > 0) lines.push(`paused:  ${service.pausedBy.join(', ')}`);
     if (service.discovery.gone > 0) lines.push(`gone:    ${service.discovery.gone} captured files no longer exist on disk (their bytes stay retained)`);
