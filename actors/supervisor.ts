@@ -57,7 +57,6 @@ interface Running {
   readonly lock: WriterLock;
   readonly history: HistoryActor;
   readonly migrator: MigratorActor;
-  readonly settings: SettingsWatcher;
   /** Built once the migration is verified. */
   ingestion: Ingestion | null;
   /** Migration, then ingestion: settles when both are over. */
@@ -67,6 +66,8 @@ interface Running {
 export class Supervisor {
   private options: StartOptions | null = null;
   private paths: HistoryPaths | null = null;
+  /** The bridge home's config.json (history switches, migration pace); its problems are in status. */
+  private settings: SettingsWatcher | null = null;
   private running: Running | null = null;
   private phase: Phase = 'stopped';
   private standbyOwner: number | null = null;
@@ -86,6 +87,7 @@ export class Supervisor {
     if (this.options !== null) throw new HistoryError('BAD_INPUT', 'the history worker is already started');
     this.options = options;
     this.paths = resolvePaths(options.env as NodeJS.ProcessEnv);
+    this.settings = new SettingsWatcher(this.paths.configJson);
     this.startedAt = Date.now();
     if (ingestEnvDisabled(options.env as NodeJS.ProcessEnv)) {
       this.phase = 'disabled';
@@ -125,7 +127,7 @@ export class Supervisor {
   private launch(lock: WriterLock): void {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
-    const settings = new SettingsWatcher(paths.configJson);
+    const settings = this.settings as SettingsWatcher;
     let db: Db;
     let rate: () => number | null;
     try {
@@ -155,7 +157,7 @@ export class Supervisor {
     });
     if (this.pressureOn) migrator.handle({ type: 'pressure', active: true });
     const done = migrator.handle({ type: 'run' }).then((progress) => this.afterMigration(progress));
-    this.running = { lock, history, migrator, settings, ingestion: null, done };
+    this.running = { lock, history, migrator, ingestion: null, done };
     this.phase = 'migrating';
     if (options.mode === 'once') {
       this.finishedResult = done.then(
@@ -201,7 +203,8 @@ export class Supervisor {
   private startIngestion(running: Running): Ingestion {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
-    const { history, settings } = running;
+    const { history } = running;
+    const settings = this.settings as SettingsWatcher;
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const projects = new ProjectResolver();
     const requests = new ReindexRequests(reindexRequestPath(paths));
@@ -308,6 +311,7 @@ export class Supervisor {
       lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),
       migration,
       mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
+      config: { file: this.paths?.configJson ?? '', problems: this.phase === 'disabled' ? [] : (this.settings?.read().problems ?? []) },
       updatedAt: Date.now(),
     };
   }

@@ -11,6 +11,7 @@ import { raw } from './commands/raw.ts';
 import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
 import { serve } from './commands/serve.ts';
+import { settings } from './commands/settings.ts';
 import { sources } from './commands/sources.ts';
 import { status } from './commands/status.ts';
 
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
   status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status, migration' },
+  settings: { run: settings, usage: 'settings [--project P] [--agent A] [--json] [--watch] effective settings, each with its layer; config problems' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 

@@ -1,33 +1,24 @@
-// The two ingestion switches (specification, "Disable ingestion"):
+// The history worker's own settings: the two ingestion switches
+// (specification, "Disable ingestion") and the migration pace.
 // - AGENT_BRIDGE_HISTORY_INGEST=false|0: the worker never starts;
 // - config.json {"history": {"ingest": false}}: ingestion pauses at the next
-//   yield, keeping its cursors, and resumes when set back, without a restart.
-// config.json belongs to the broker; we only read it, and a broken file never
-// stops reads or loses data: it is reported and ingestion keeps its last state.
+//   yield, keeping its cursors, and resumes when set back, without a restart;
+// - config.json history.migration.ioBytesPerSecond (the environment variable
+//   is read by src/migration/pace-config.ts).
+// They are fields of the one settings schema (settings-fields.ts), read from
+// the bridge home's config.json through ConfigFile: config.json belongs to the
+// broker, we only read it, and a broken file never stops reads or loses data:
+// it is reported, and the last good values stay in force.
 
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { HistoryError } from '../../protocols/errors.ts';
-import { fileSignature } from './file-signature.ts';
-import { MIGRATION_IO_RANGE } from './limits.ts';
+import type { ConfigProblem } from '../../protocols/settings.ts';
+import { ConfigFile, type FileSettings, parseConfigText } from './config-file.ts';
+import { INGEST_ENV } from './settings-fields.ts';
 
 export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.AGENT_BRIDGE_HISTORY_INGEST?.trim().toLowerCase();
+  const value = env[INGEST_ENV]?.trim().toLowerCase();
   return value === 'false' || value === '0';
 }
-
-const ConfigSchema = z.looseObject({
-  history: z
-    .looseObject({
-      ingest: z.boolean().optional(),
-      migration: z
-        .looseObject({
-          ioBytesPerSecond: z.number().int().min(MIGRATION_IO_RANGE.min).max(MIGRATION_IO_RANGE.max).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-});
 
 export interface HistorySettings {
   readonly ingest: boolean;
@@ -37,50 +28,62 @@ export interface HistorySettings {
 
 export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null };
 
-/** Parse config.json text; throws CONFIG_INVALID with the reason. */
-export function parseConfig(text: string, path: string): HistorySettings {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new HistoryError('CONFIG_INVALID', `${path} is not valid JSON: ${(error as Error).message}`, { path });
-  }
-  const parsed = ConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new HistoryError('CONFIG_INVALID', `${path}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`.trim(), { path });
-  }
-  return { ingest: parsed.data.history?.ingest ?? true, migrationIoBytesPerSecond: parsed.data.history?.migration?.ioBytesPerSecond ?? null };
+/** One line for a problem: `<file>: <field>: <reason>`. */
+export function problemText(problem: ConfigProblem): string {
+  return `${problem.file}: ${problem.field === '' ? '' : `${problem.field}: `}${problem.reason}`;
+}
+
+function historySettings(file: Pick<FileSettings, 'values'>): HistorySettings {
+  const top = file.values.get(null);
+  return {
+    ingest: (top?.get('history.ingest')?.value as boolean | undefined) ?? true,
+    migrationIoBytesPerSecond: (top?.get('history.migration.ioBytesPerSecond')?.value as number | undefined) ?? null,
+  };
+}
+
+function firstError(problems: readonly ConfigProblem[], path: string): HistoryError | null {
+  const error = problems.find((p) => p.severity === 'error');
+  return error === undefined ? null : new HistoryError('CONFIG_INVALID', problemText(error), { path });
 }
 
 /**
- * Re-reads config.json only when its size or mtime changed, so it can be
- * consulted before every batch for the cost of one stat.
+ * The history settings in config.json text; throws CONFIG_INVALID naming the
+ * file, the field and the reason of its first error (warnings do not throw).
+ */
+export function parseConfig(text: string, path: string): HistorySettings {
+  const parsed = parseConfigText(text, path, 'global');
+  const error = firstError(parsed.problems, path);
+  if (error !== null) throw error;
+  return historySettings(parsed);
+}
+
+export interface SettingsRead {
+  readonly settings: HistorySettings;
+  /** The first error, if any (CONFIG_INVALID): the last good values are in force. */
+  readonly problem: HistoryError | null;
+  /** Every error and warning of the file. */
+  readonly problems: readonly ConfigProblem[];
+}
+
+/**
+ * The bridge home's config.json, re-read only when its size, mtime or inode
+ * changed, so it can be consulted before every batch for the cost of one stat.
  */
 export class SettingsWatcher {
-  private signature = '';
-  private current: HistorySettings = DEFAULT_SETTINGS;
-  private problem: HistoryError | null = null;
+  private readonly file: ConfigFile;
+  private last: FileSettings | null = null;
+  private current: SettingsRead = { settings: DEFAULT_SETTINGS, problem: null, problems: [] };
 
-  constructor(private readonly path: string) {}
+  constructor(readonly path: string) {
+    this.file = new ConfigFile(path, 'global');
+  }
 
-  read(): { settings: HistorySettings; problem: HistoryError | null } {
-    const signature = fileSignature(this.path) ?? 'absent';
-    if (signature !== this.signature) {
-      this.signature = signature;
-      if (signature === 'absent') {
-        this.current = DEFAULT_SETTINGS;
-        this.problem = null;
-      } else {
-        try {
-          this.current = parseConfig(readFileSync(this.path, 'utf8'), this.path);
-          this.problem = null;
-        } catch (error) {
-          // Keep the last good settings; report the problem.
-          this.problem = error instanceof HistoryError ? error : new HistoryError('CONFIG_INVALID', String(error), { path: this.path });
-        }
-      }
+  read(): SettingsRead {
+    const state = this.file.read();
+    if (state !== this.last) {
+      this.last = state;
+      this.current = { settings: historySettings(state), problem: firstError(state.problems, this.path), problems: state.problems };
     }
-    return { settings: this.current, problem: this.problem };
+    return this.current;
   }
 }

@@ -21,6 +21,7 @@ import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
 import { LIMITS } from '../config/limits.ts';
+import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 
@@ -51,7 +52,7 @@ async function unwrap<T>(promise: Promise<T>): Promise<T> {
   }
 }
 
-function disabledStatus(): HistoryStatus {
+function disabledStatus(env: NodeJS.ProcessEnv): HistoryStatus {
   return {
     phase: 'disabled',
     pausedBy: [],
@@ -69,6 +70,8 @@ function disabledStatus(): HistoryStatus {
     lastError: null,
     migration: emptyProgress('starting'),
     mirror: { phase: 'not-started' },
+    // No worker reads config.json while the environment switch is off.
+    config: { file: resolvePaths(env).configJson, problems: [] },
     updatedAt: Date.now(),
   };
 }
@@ -159,7 +162,7 @@ export class HistoryService {
   }
 
   async status(): Promise<HistoryStatus> {
-    if (this.disabled) return disabledStatus();
+    if (this.disabled) return disabledStatus(this.startOptions.env as NodeJS.ProcessEnv);
     if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
     return unwrap(this.api.status());
   }
