@@ -10,14 +10,14 @@ import { LIMITS } from '../config/limits.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { problemText } from '../config/settings.ts';
 
-/** `config error in <file>: <field>: <reason>`, saying what stays in force. */
+/** `error: <file>: <field>: <reason>`, saying what stays in force. */
 export function problemLine(problem: ConfigProblem): string {
   const tail = problem.severity === 'error' && problem.file !== 'environment' ? '; the last good or default value stays in force' : '';
-  return `config ${problem.severity}: ${problemText(problem)}${tail}`;
+  return `${problem.severity}: ${problemText(problem)}${tail}`;
 }
 
 function write(problems: readonly ConfigProblem[]): void {
-  for (const problem of problems) process.stderr.write(`agent-bridge: ${problemLine(problem)}\n`);
+  for (const problem of problems) process.stderr.write(`agent-bridge: config ${problemLine(problem)}\n`);
 }
 
 /** Validate the bridge home's config.json now and print its problems on stderr; returns them. */

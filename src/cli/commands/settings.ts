@@ -70,10 +70,13 @@ export async function settings(argv: readonly string[]): Promise<number> {
     first = false;
     show(resolved);
   });
+  // The watcher's timer does not keep a process alive (a broker embeds it); this command must stay until Ctrl-C.
+  const hold = setInterval(() => undefined, 60_000);
   await new Promise<void>((done) => {
     process.once('SIGINT', () => done());
     process.once('SIGTERM', () => done());
   });
+  clearInterval(hold);
   stop();
   return 0;
 }
