@@ -218,10 +218,7 @@ export class Supervisor {
         providers: [opencode, bridge],
         parse: parser.parse,
         discovery,
-        settings: () => {
-          const read = settings.read();
-          return { settings: read.settings, problem: read.problem === null ? null : serializeError(read.problem) };
-        },
+        settings: () => settings.read().settings,
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
       },

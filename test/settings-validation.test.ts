@@ -266,16 +266,15 @@ describe('the ingestion switch and doctor\'s check read the same schema', () => 
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'config.json');
     const watcher = new SettingsWatcher(path);
-    assert.deepEqual([watcher.read().settings.ingest, watcher.read().problem], [true, null], 'no file: the defaults');
+    assert.deepEqual([watcher.read().settings.ingest, watcher.read().problems], [true, []], 'no file: the defaults');
     writeConfig(path, { history: { ingest: false, migration: { ioBytesPerSecond: 2_000_000 } }, lingerSec: 'soon' });
     const read = watcher.read();
     assert.deepEqual(read.settings, { ingest: false, migrationIoBytesPerSecond: 2_000_000 });
-    assert.equal(read.problem?.code, 'CONFIG_INVALID');
-    assert.equal(read.problem?.message, `${path}: lingerSec: must be a whole number of seconds from 0 to 3600 (0 disables), got "soon"`);
+    assert.deepEqual(read.problems, [{ severity: 'error', file: path, field: 'lingerSec', reason: 'must be a whole number of seconds from 0 to 3600 (0 disables), got "soon"' }]);
     writeConfig(path, '{"history": {"ingest": tru');
     assert.deepEqual([watcher.read().settings.ingest, watcher.read().problems.length], [false, 1], 'last good switch kept');
     writeConfig(path, { history: { ingest: true } });
-    assert.deepEqual([watcher.read().settings.ingest, watcher.read().problem], [true, null]);
+    assert.deepEqual([watcher.read().settings.ingest, watcher.read().problems], [true, []]);
   });
 
   it('parseConfig throws CONFIG_INVALID naming file and field; validateConfigFile lists every problem', () => {

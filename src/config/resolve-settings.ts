@@ -141,7 +141,7 @@ export class SettingsResolver {
   resolve(project: string | null, agent: SettingsAgent | null): ResolvedSettings {
     const entry = project === null ? null : this.project(project);
     const global = this.global.read();
-    const local = entry?.config == null ? null : this.projectFile(entry.config).read();
+    const local = entry === null || entry.config === null ? null : this.projectFile(entry.config).read();
     const layers: Array<{ layer: SettingsLayer; file: FileSettings; section: SettingsAgent | null }> = [];
     if (local !== null && agent !== null) layers.push({ layer: 'project-agent', file: local, section: agent });
     if (local !== null) layers.push({ layer: 'project', file: local, section: null });
@@ -174,7 +174,7 @@ export class SettingsResolver {
   /** What the effective settings depend on: the files' signatures and the project root. */
   private fingerprint(project: string | null): string {
     const entry = project === null ? null : this.project(project);
-    const local = entry?.config == null ? '' : `${entry.config}=${fileSignature(entry.config) ?? 'absent'}`;
+    const local = entry === null || entry.config === null ? '' : `${entry.config}=${fileSignature(entry.config) ?? 'absent'}`;
     return `${fileSignature(this.globalPath) ?? 'absent'}|${entry?.root ?? ''}|${local}`;
   }
 

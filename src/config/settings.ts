@@ -41,26 +41,20 @@ function historySettings(file: Pick<FileSettings, 'values'>): HistorySettings {
   };
 }
 
-function firstError(problems: readonly ConfigProblem[], path: string): HistoryError | null {
-  const error = problems.find((p) => p.severity === 'error');
-  return error === undefined ? null : new HistoryError('CONFIG_INVALID', problemText(error), { path });
-}
-
 /**
  * The history settings in config.json text; throws CONFIG_INVALID naming the
  * file, the field and the reason of its first error (warnings do not throw).
  */
 export function parseConfig(text: string, path: string): HistorySettings {
   const parsed = parseConfigText(text, path, 'global');
-  const error = firstError(parsed.problems, path);
-  if (error !== null) throw error;
+  const error = parsed.problems.find((p) => p.severity === 'error');
+  if (error !== undefined) throw new HistoryError('CONFIG_INVALID', problemText(error), { path });
   return historySettings(parsed);
 }
 
 export interface SettingsRead {
+  /** In force: the last good values where the file is invalid. */
   readonly settings: HistorySettings;
-  /** The first error, if any (CONFIG_INVALID): the last good values are in force. */
-  readonly problem: HistoryError | null;
   /** Every error and warning of the file. */
   readonly problems: readonly ConfigProblem[];
 }
@@ -72,7 +66,7 @@ export interface SettingsRead {
 export class SettingsWatcher {
   private readonly file: ConfigFile;
   private last: FileSettings | null = null;
-  private current: SettingsRead = { settings: DEFAULT_SETTINGS, problem: null, problems: [] };
+  private current: SettingsRead = { settings: DEFAULT_SETTINGS, problems: [] };
 
   constructor(readonly path: string) {
     this.file = new ConfigFile(path, 'global');
@@ -82,7 +76,7 @@ export class SettingsWatcher {
     const state = this.file.read();
     if (state !== this.last) {
       this.last = state;
-      this.current = { settings: historySettings(state), problem: firstError(state.problems, this.path), problems: state.problems };
+      this.current = { settings: historySettings(state), problems: state.problems };
     }
     return this.current;
   }

@@ -2,7 +2,8 @@
 // who the writer is (lock file), the running service's live status
 // (history.status.json, published every 2 s while it runs), and the legacy
 // migration's progress (live from the service, else from history.db and the
-// migration's progress database).
+// migration's progress database), and the problems of the bridge home's
+// config.json, read now (the service's own view is in service.config).
 
 import { existsSync } from 'node:fs';
 import type { MigrationProgress } from '../../../protocols/migration.ts';
