@@ -227,6 +227,23 @@ describe('environment variables', () => {
   });
 });
 
+describe('answers are shared', () => {
+  it('the same frozen answer while nothing changes; a new one when the environment or a file does', () => {
+    const world = settingsWorld();
+    writeConfig(world.globalFile, { autoApproveTools: ['fs.read'], maxHops: 9 });
+    const env: NodeJS.ProcessEnv = { ...world.env };
+    const resolver = new SettingsResolver({ env });
+    const first = resolver.resolve(world.sub, 'codex');
+    assert.equal(resolver.resolve(world.sub, 'codex'), first);
+    assert.throws(() => (first.values.autoApproveTools.value as string[]).push('x'), TypeError);
+    assert.throws(() => Object.assign(first.values, { maxHops: null }), TypeError);
+    env.AGENT_BRIDGE_MAX_HOPS = '2';
+    assert.deepEqual([resolver.resolve(world.sub, 'codex').values.maxHops.value, resolver.resolve(world.sub, 'codex').values.maxHops.layer], [2, 'env']);
+    writeConfig(world.globalFile, { autoApproveTools: 'fs.read, fs.write' });
+    assert.deepEqual(resolver.resolve(world.sub, 'codex').values.autoApproveTools.value, ['fs.read', 'fs.write']);
+  });
+});
+
 describe('live reload', () => {
   async function next(queue: ResolvedSettings[], count: number): Promise<ResolvedSettings> {
     const deadline = Date.now() + 10_000;

@@ -20,6 +20,7 @@ import {
   EFFORT_TARGETS,
   FIELDS,
   NATIVE_SUBAGENTS,
+  deepFreeze,
   type SettingName,
   type SettingsAgent,
   isSettingsAgent,
@@ -101,7 +102,7 @@ class Walker {
   private set(section: SettingsAgent | null, name: SettingName, value: unknown, key: string): void {
     let map = this.values.get(section);
     if (map === undefined) this.values.set(section, (map = new Map()));
-    map.set(name, { value, key, lastGood: false });
+    map.set(name, { value: deepFreeze(value), key, lastGood: false });
   }
 
   /** Why `name` may not be set here, or null when it may. */

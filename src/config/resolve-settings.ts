@@ -48,7 +48,7 @@ export interface ResolvedSettings {
     readonly project: string | null;
   };
   readonly values: ResolvedValues;
-  /** Problems of both files and of the settings environment variables. */
+  /** Problems of both files and of the settings environment variables. The whole object is frozen (answers are shared). */
   readonly problems: readonly ConfigProblem[];
 }
 
@@ -82,6 +82,9 @@ function physical(path: string): string | null {
   }
 }
 
+/** Every variable a setting reads. */
+const ENV_VARIABLES: readonly string[] = SETTING_NAMES.flatMap((name) => FIELDS[name].env ?? []);
+
 /** Environment values of settings that have a variable (an empty variable counts as unset). */
 function fromEnvironment(env: NodeJS.ProcessEnv, problems: ConfigProblem[]): Map<SettingName, ResolvedValue<unknown>> {
   const out = new Map<SettingName, ResolvedValue<unknown>>();
@@ -109,6 +112,7 @@ export class SettingsResolver {
   private readonly global: ConfigFile;
   private readonly projectFiles = new Map<string, ConfigFile>();
   private readonly roots = new Map<string, ProjectEntry>();
+  private readonly answers = new Map<string, { global: FileSettings; local: FileSettings | null; variables: string; settings: ResolvedSettings }>();
   private readonly pollMs: number;
   private readonly rootTtlMs: number;
 
@@ -142,6 +146,17 @@ export class SettingsResolver {
     const entry = project === null ? null : this.project(project);
     const global = this.global.read();
     const local = entry === null || entry.config === null ? null : this.projectFile(entry.config).read();
+    // Unchanged files (the same parsed state) and environment: the same, frozen, answer.
+    const key = `${entry?.root ?? ''}\0${entry?.config ?? ''}\0${agent ?? ''}`;
+    const variables = ENV_VARIABLES.map((name) => this.env[name] ?? '').join('\0');
+    const hit = this.answers.get(key);
+    if (hit !== undefined && hit.global === global && hit.local === local && hit.variables === variables) return hit.settings;
+    const settings = this.compute(entry, agent, global, local);
+    remember(this.answers, key, { global, local, variables, settings });
+    return settings;
+  }
+
+  private compute(entry: ProjectEntry | null, agent: SettingsAgent | null, global: FileSettings, local: FileSettings | null): ResolvedSettings {
     const layers: Array<{ layer: SettingsLayer; file: FileSettings; section: SettingsAgent | null }> = [];
     if (local !== null && agent !== null) layers.push({ layer: 'project-agent', file: local, section: agent });
     if (local !== null) layers.push({ layer: 'project', file: local, section: null });
@@ -154,13 +169,14 @@ export class SettingsResolver {
     for (const name of SETTING_NAMES) {
       values[name] = env.get(name) ?? this.fromFiles(name, layers) ?? { value: FIELDS[name].fallback, layer: 'default', source: null, key: null, lastGood: false };
     }
-    return {
+    for (const value of Object.values(values)) Object.freeze(value);
+    return Object.freeze({
       project: entry?.root ?? null,
       agent,
-      files: { global: this.globalPath, project: entry?.config ?? null },
-      values: values as ResolvedValues,
-      problems: [...global.problems, ...(local?.problems ?? []), ...problems],
-    };
+      files: Object.freeze({ global: this.globalPath, project: entry?.config ?? null }),
+      values: Object.freeze(values) as ResolvedValues,
+      problems: Object.freeze([...global.problems, ...(local?.problems ?? []), ...problems]),
+    });
   }
 
   private fromFiles(name: SettingName, layers: ReadonlyArray<{ layer: SettingsLayer; file: FileSettings; section: SettingsAgent | null }>): ResolvedValue<unknown> | null {

@@ -63,7 +63,17 @@ export interface FieldDef<S extends z.ZodType = z.ZodType> {
   readonly env?: string;
 }
 
+/** Defaults and parsed values are shared by every answer of the resolver: nobody may change them. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
 function field<S extends z.ZodType>(def: FieldDef<S>): FieldDef<S> {
+  deepFreeze(def.fallback);
   return def;
 }
 
