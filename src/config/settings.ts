@@ -12,7 +12,8 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { ConfigProblem } from '../../protocols/settings.ts';
-import { ConfigFile, type FileSettings, parseConfigText } from './config-file.ts';
+import { ConfigFile, type FileSettings } from './config-file.ts';
+import { parseConfigText } from './config-text.ts';
 import { INGEST_ENV } from './settings-fields.ts';
 
 export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
