@@ -12,7 +12,9 @@ import { HistoryError } from '../protocols/errors.ts';
 import type { ConfigProblem } from '../protocols/settings.ts';
 import { validateConfigFile } from '../src/config/config-file.ts';
 import { type ResolvedSettings, SettingsResolver } from '../src/config/resolve-settings.ts';
+import { resolvePaths } from '../src/config/paths.ts';
 import { SettingsWatcher, parseConfig } from '../src/config/settings.ts';
+import { dashboardSettings } from '../src/dashboard/launch.ts';
 import { tempDir } from './helpers/home.ts';
 import { settingsWorld, writeConfig } from './helpers/settings.ts';
 
@@ -98,11 +100,11 @@ describe('invalid values', () => {
 
   it('a section that is not an object, and a global history switch that is not a boolean', () => {
     const world = settingsWorld();
-    writeConfig(world.globalFile, { codex: 'fast', history: { ingest: 'nope', migration: { ioBytesPerSecond: 10 } }, resourceSlots: { gpu: 0 } });
+    writeConfig(world.globalFile, { codex: 'fast', history: { ingest: 'nope', migration: { ioBytesPerSecond: 10 }, dashboard: 7433 }, resourceSlots: { gpu: 0 } });
     const settings = new SettingsResolver({ env: world.env }).resolve(null, 'codex');
     assert.deepEqual(
       settings.problems.map((p) => [p.severity, p.field]),
-      [['error', 'codex'], ['error', 'history.ingest'], ['error', 'history.migration.ioBytesPerSecond'], ['error', 'resourceSlots']],
+      [['error', 'codex'], ['error', 'history.ingest'], ['error', 'history.migration.ioBytesPerSecond'], ['error', 'history.dashboard'], ['error', 'resourceSlots']],
     );
     assert.deepEqual([settings.values['history.ingest'].value, settings.values['history.migration.ioBytesPerSecond'].value, settings.values.resourceSlots.value], [true, 8 * 1024 * 1024, {}]);
   });
@@ -151,7 +153,13 @@ describe('invalid values', () => {
 describe('unknown fields and fields a layer may not set', () => {
   it('unknown fields are warnings and change nothing', () => {
     const world = settingsWorld();
-    writeConfig(world.globalFile, { colour: 'blue', codex: { shade: 1 }, effort: { cobol: 'high', codex: 'high' }, history: { ingest: true, budget: 1, migration: { speed: 1 } }, version: 2 });
+    writeConfig(world.globalFile, {
+      colour: 'blue',
+      codex: { shade: 1 },
+      effort: { cobol: 'high', codex: 'high' },
+      history: { ingest: true, budget: 1, migration: { speed: 1 }, dashboard: { enabled: false, theme: 'dark' } },
+      version: 2,
+    });
     const settings = new SettingsResolver({ env: world.env }).resolve(null, 'codex');
     assert.deepEqual(
       settings.problems.map((p) => [p.severity, p.file, p.field]),
@@ -161,9 +169,11 @@ describe('unknown fields and fields a layer may not set', () => {
         ['warning', world.globalFile, 'effort.cobol'],
         ['warning', world.globalFile, 'history.budget'],
         ['warning', world.globalFile, 'history.migration.speed'],
+        ['warning', world.globalFile, 'history.dashboard.theme'],
       ],
     );
     assert.equal(settings.values['effort.codex'].value, 'high');
+    assert.deepEqual([settings.values['history.dashboard.enabled'].value, settings.values['history.dashboard.enabled'].layer], [false, 'global']);
     assert.equal(settings.values['history.ingest'].layer, 'global');
   });
 
@@ -284,18 +294,28 @@ describe('the ingestion switch and doctor\'s check read the same schema', () => 
     const path = join(dir, 'config.json');
     const watcher = new SettingsWatcher(path);
     assert.deepEqual([watcher.read().settings.ingest, watcher.read().problems], [true, []], 'no file: the defaults');
-    writeConfig(path, { history: { ingest: false, migration: { ioBytesPerSecond: 2_000_000 } }, lingerSec: 'soon' });
+    writeConfig(path, { history: { ingest: false, migration: { ioBytesPerSecond: 2_000_000 }, dashboard: { port: 0, host: '::1', enabled: 'nope' } }, lingerSec: 'soon' });
     const read = watcher.read();
-    assert.deepEqual(read.settings, { ingest: false, migrationIoBytesPerSecond: 2_000_000 });
-    assert.deepEqual(read.problems, [{ severity: 'error', file: path, field: 'lingerSec', reason: 'must be a whole number of seconds from 0 to 3600 (0 disables), got "soon"' }]);
+    assert.deepEqual(read.settings, { ingest: false, migrationIoBytesPerSecond: 2_000_000, dashboard: { enabled: true, port: 0, host: '::1' } });
+    assert.deepEqual(read.problems, [
+      { severity: 'error', file: path, field: 'history.dashboard.enabled', reason: 'must be true or false, got "nope"' },
+      { severity: 'error', file: path, field: 'lingerSec', reason: 'must be a whole number of seconds from 0 to 3600 (0 disables), got "soon"' },
+    ]);
     writeConfig(path, '{"history": {"ingest": tru');
     assert.deepEqual([watcher.read().settings.ingest, watcher.read().problems.length], [false, 1], 'last good switch kept');
     writeConfig(path, { history: { ingest: true } });
     assert.deepEqual([watcher.read().settings.ingest, watcher.read().problems], [true, []]);
   });
 
+  it('the dashboard\'s settings stay in force next to an unrelated invalid field', () => {
+    const home = tempDir('abh-settings-dashboard-');
+    const paths = resolvePaths({ HOME: home });
+    writeConfig(paths.configJson, { history: { dashboard: { port: 0, host: 'localhost' } }, lingerSec: 'soon' });
+    assert.deepEqual(dashboardSettings(paths), { enabled: true, port: 0, host: 'localhost' });
+  });
+
   it('parseConfig throws CONFIG_INVALID naming file and field; validateConfigFile lists every problem', () => {
-    assert.deepEqual(parseConfig('{"history": {"ingest": false}, "colour": 1}', '/c.json'), { ingest: false, migrationIoBytesPerSecond: null });
+    assert.deepEqual(parseConfig('{"history": {"ingest": false}, "colour": 1}', '/c.json'), { ingest: false, migrationIoBytesPerSecond: null, dashboard: { enabled: true, port: null, host: null } });
     assert.throws(
       () => parseConfig('{"history": {"ingest": "off!"}}', '/c.json'),
       (error: unknown) => error instanceof HistoryError && error.code === 'CONFIG_INVALID' && error.message === '/c.json: history.ingest: must be true or false, got "off!"',

@@ -45,6 +45,7 @@ export interface Parsed {
   readonly problems: ConfigProblem[];
 }
 
+const HISTORY_FIELDS = (Object.keys(FIELDS) as SettingName[]).filter((name) => name.startsWith('history.'));
 const PROJECT_FIELDS = (Object.keys(FIELDS) as SettingName[]).filter((name) => FIELDS[name].scope === 'project' && !name.startsWith('effort.'));
 const PROJECT_LIST = [...PROJECT_FIELDS, 'native_subagents', 'effort'].join(', ');
 
@@ -174,29 +175,33 @@ class Walker {
     }
   }
 
-  /** {"ingest": bool, "migration": {"ioBytesPerSecond": n}}: the global top level only. */
+  /**
+   * The history worker's own settings, the global top level only:
+   * {"ingest": bool, "migration": {"ioBytesPerSecond": n}, "dashboard": {"enabled", "port", "host"}}.
+   * Each field is `history.<key>` or `history.<group>.<key>` in FIELDS.
+   */
   private history(section: SettingsAgent | null, value: unknown, at: string): void {
     const refused = this.refusal('history', section);
     if (refused !== null) {
       this.problem('warning', at, refused);
       return;
     }
+    this.nested(value, at, 'must be an object such as {"ingest": false}');
+  }
+
+  /** An object whose keys are the settings (or groups of settings) named `<at>.<key>`. */
+  private nested(value: unknown, at: string, expect: string): void {
+    const below = HISTORY_FIELDS.filter((name) => name.startsWith(`${at}.`));
     if (!isObject(value)) {
-      this.invalid.add(slot(null, 'history.ingest')).add(slot(null, 'history.migration.ioBytesPerSecond'));
-      this.problem('error', at, `must be an object such as {"ingest": false}, got ${show(value)}`);
+      for (const name of below) this.invalid.add(slot(null, name));
+      this.problem('error', at, `${expect}, got ${show(value)}`);
       return;
     }
     for (const [key, inner] of Object.entries(value)) {
-      if (key === 'ingest') this.accept(null, 'history.ingest', inner, `${at}.ingest`);
-      else if (key === 'migration' && isObject(inner)) {
-        for (const [name, pace] of Object.entries(inner)) {
-          if (name === 'ioBytesPerSecond') this.accept(null, 'history.migration.ioBytesPerSecond', pace, `${at}.migration.ioBytesPerSecond`);
-          else this.problem('warning', `${at}.migration.${name}`, 'unknown field; ignored');
-        }
-      } else if (key === 'migration') {
-        this.invalid.add(slot(null, 'history.migration.ioBytesPerSecond'));
-        this.problem('error', `${at}.migration`, `must be an object such as {"ioBytesPerSecond": 16777216}, got ${show(inner)}`);
-      } else this.problem('warning', `${at}.${key}`, 'unknown field; ignored');
+      const name = `${at}.${key}`;
+      if ((below as string[]).includes(name)) this.accept(null, name as SettingName, inner, name);
+      else if (below.some((field) => field.startsWith(`${name}.`))) this.nested(inner, name, 'must be an object');
+      else this.problem('warning', name, 'unknown field; ignored');
     }
   }
 }

@@ -182,6 +182,10 @@ export const FIELDS = {
     scope: 'machine',
     env: MIGRATION_IO_ENV,
   }),
+  // The dashboard `serve` hosts (src/dashboard/launch.ts; flags of `agent-bridge dashboard` win over these).
+  'history.dashboard.enabled': field({ schema: bool, fallback: true, expect: 'true or false', scope: 'machine' }),
+  'history.dashboard.port': field({ schema: whole(0, 65535).nullable(), fallback: null, expect: 'a port number from 0 (any free port) to 65535', scope: 'machine' }),
+  'history.dashboard.host': field({ schema: text.nullable(), fallback: null, expect: 'a non-empty host name or address', scope: 'machine' }),
 } as const;
 
 export type SettingName = keyof typeof FIELDS;

@@ -4,7 +4,9 @@
 // - config.json {"history": {"ingest": false}}: ingestion pauses at the next
 //   yield, keeping its cursors, and resumes when set back, without a restart;
 // - config.json history.migration.ioBytesPerSecond (the environment variable
-//   is read by src/migration/pace-config.ts).
+//   is read by src/migration/pace-config.ts);
+// - config.json history.dashboard {enabled, port, host}: whether `serve` hosts
+//   the dashboard, and where.
 // They are fields of the one settings schema (settings-fields.ts), read from
 // the bridge home's config.json through ConfigFile: config.json belongs to the
 // broker, we only read it, and a broken file never stops reads or loses data:
@@ -14,7 +16,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { ConfigProblem } from '../../protocols/settings.ts';
 import { ConfigFile, type FileSettings } from './config-file.ts';
 import { parseConfigText } from './config-text.ts';
-import { INGEST_ENV } from './settings-fields.ts';
+import { INGEST_ENV, type SettingName } from './settings-fields.ts';
 
 export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env[INGEST_ENV]?.trim().toLowerCase();
@@ -25,9 +27,11 @@ export interface HistorySettings {
   readonly ingest: boolean;
   /** history.migration.ioBytesPerSecond; null = the default pace. */
   readonly migrationIoBytesPerSecond: number | null;
+  /** history.dashboard: whether `serve` hosts the dashboard, and where (null = the defaults). */
+  readonly dashboard: { readonly enabled: boolean; readonly port: number | null; readonly host: string | null };
 }
 
-export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null };
+export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null, dashboard: { enabled: true, port: null, host: null } };
 
 /** One line for a problem: `<file>: <field>: <reason>`. */
 export function problemText(problem: ConfigProblem): string {
@@ -36,9 +40,15 @@ export function problemText(problem: ConfigProblem): string {
 
 function historySettings(file: Pick<FileSettings, 'values'>): HistorySettings {
   const top = file.values.get(null);
+  const value = <T>(name: SettingName): T | undefined => top?.get(name)?.value as T | undefined;
   return {
-    ingest: (top?.get('history.ingest')?.value as boolean | undefined) ?? true,
-    migrationIoBytesPerSecond: (top?.get('history.migration.ioBytesPerSecond')?.value as number | undefined) ?? null,
+    ingest: value<boolean>('history.ingest') ?? true,
+    migrationIoBytesPerSecond: value<number>('history.migration.ioBytesPerSecond') ?? null,
+    dashboard: {
+      enabled: value<boolean>('history.dashboard.enabled') ?? true,
+      port: value<number>('history.dashboard.port') ?? null,
+      host: value<string>('history.dashboard.host') ?? null,
+    },
   };
 }
 
