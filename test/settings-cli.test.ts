@@ -164,7 +164,7 @@ describe('an invalid config.json is reported by every command that reads it', ()
   it('serve reports problems at start and when an edit brings new ones; the last good switch stays in force; status shows the service\'s view', async () => {
     const { env, config } = homeWithTranscript();
     writeConfig(config, { history: { ingest: false } });
-    const child = spawnCli(['serve'], env);
+    const child = spawnCli(['serve', '--no-dashboard'], env);
     const io = collect(child);
     try {
       const status = async (): Promise<StatusReport> => JSON.parse((await cli(['status', '--json'], env)).stdout.toString('utf8')) as StatusReport;
