@@ -59,7 +59,6 @@ interface Running {
   readonly lock: WriterLock;
   readonly history: HistoryActor;
   readonly migrator: MigratorActor;
-  readonly settings: SettingsWatcher;
   /** Built once the migration is verified. */
   ingestion: Ingestion | null;
   /** Migration, then ingestion: settles when both are over. */
@@ -69,6 +68,8 @@ interface Running {
 export class Supervisor {
   private options: StartOptions | null = null;
   private paths: HistoryPaths | null = null;
+  /** The bridge home's config.json (history switches, migration pace); its problems are in status. */
+  private settings: SettingsWatcher | null = null;
   private running: Running | null = null;
   private phase: Phase = 'stopped';
   private standbyOwner: number | null = null;
@@ -88,6 +89,7 @@ export class Supervisor {
     if (this.options !== null) throw new HistoryError('BAD_INPUT', 'the history worker is already started');
     this.options = options;
     this.paths = resolvePaths(options.env as NodeJS.ProcessEnv);
+    this.settings = new SettingsWatcher(this.paths.configJson);
     this.startedAt = Date.now();
     if (ingestEnvDisabled(options.env as NodeJS.ProcessEnv)) {
       this.phase = 'disabled';
@@ -128,7 +130,7 @@ export class Supervisor {
   private launch(lock: WriterLock): void {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
-    const settings = new SettingsWatcher(paths.configJson);
+    const settings = this.settings as SettingsWatcher;
     let db: Db;
     let rate: () => number | null;
     try {
@@ -158,7 +160,7 @@ export class Supervisor {
     });
     if (this.pressureOn) migrator.handle({ type: 'pressure', active: true });
     const done = migrator.handle({ type: 'run' }).then((progress) => this.afterMigration(progress));
-    this.running = { lock, history, migrator, settings, ingestion: null, done };
+    this.running = { lock, history, migrator, ingestion: null, done };
     this.phase = 'migrating';
     if (options.mode === 'once') {
       this.finishedResult = done.then(
@@ -204,7 +206,8 @@ export class Supervisor {
   private startIngestion(running: Running): Ingestion {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
-    const { history, settings } = running;
+    const { history } = running;
+    const settings = this.settings as SettingsWatcher;
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const projects = new ProjectResolver();
     const requests = new ReindexRequests(reindexRequestPath(paths));
@@ -218,10 +221,7 @@ export class Supervisor {
         providers: [opencode, bridge],
         parse: parser.parse,
         discovery,
-        settings: () => {
-          const read = settings.read();
-          return { settings: read.settings, problem: read.problem === null ? null : serializeError(read.problem) };
-        },
+        settings: () => settings.read().settings,
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
       },
@@ -313,6 +313,7 @@ export class Supervisor {
       lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),
       migration,
       mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
+      config: { file: this.paths?.configJson ?? '', problems: this.phase === 'disabled' ? [] : (this.settings?.read().problems ?? []) },
       updatedAt: Date.now(),
     };
   }

@@ -5,6 +5,7 @@
 import type { CaptureProgress } from './capture.ts';
 import type { HistoryErrorShape } from './errors.ts';
 import type { MigrationProgress } from './migration.ts';
+import type { ConfigStatus } from './settings.ts';
 
 export type Pace = 'spec' | 'max';
 
@@ -89,6 +90,8 @@ export interface HistoryStatus {
   /** The legacy bridge.db → history.db migration (phase, percent, ETA, rows, IO rate, error). */
   readonly migration: MigrationProgress;
   readonly mirror: ChildStatus;
+  /** The bridge home's config.json as the worker reads it: every error and warning (the last good values stay in force). */
+  readonly config: ConfigStatus;
   readonly updatedAt: number;
 }
 

@@ -14,6 +14,7 @@ import { raw } from './commands/raw.ts';
 import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
 import { serve } from './commands/serve.ts';
+import { settings } from './commands/settings.ts';
 import { sources } from './commands/sources.ts';
 import { status } from './commands/status.ts';
 
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status (capture ETA), migration' },
   health: { run: health, usage: 'health [--json]                    the cached status object: service, capture progress, migration, mirrors, latency, errors' },
   doctor: { run: doctor, usage: 'doctor [--json]                    check the installation, the store and every source; exit 1 when a check fails' },
+  settings: { run: settings, usage: 'settings [--project P] [--agent A] [--json] [--watch] effective settings, each with its layer; config problems' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 

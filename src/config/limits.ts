@@ -62,6 +62,10 @@ export interface Limits {
    * no measured CPU cost (bench/ingest.ts).
    */
   readonly workerYoungGenerationMb: number;
+  /** How often a settings watcher (settings --watch, serve's config report) looks at the config files: one stat each. */
+  readonly configPollMs: number;
+  /** How long a resolved project root is reused before the Git layout is looked at again. */
+  readonly projectRootTtlMs: number;
 }
 
 export const LIMITS: Limits = {
@@ -89,6 +93,8 @@ export const LIMITS: Limits = {
   migrationReleaseAfterMs: 2000,
   migrationPausePollMs: 100,
   migrationTailIntervalMs: 2000,
+  configPollMs: 2000,
+  projectRootTtlMs: 2000,
   workerYoungGenerationMb: 8,
 };
 

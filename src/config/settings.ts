@@ -1,40 +1,27 @@
-// The two ingestion switches (specification, "Disable ingestion"):
+// The history worker's own settings: the two ingestion switches
+// (specification, "Disable ingestion") and the migration pace.
 // - AGENT_BRIDGE_HISTORY_INGEST=false|0: the worker never starts;
 // - config.json {"history": {"ingest": false}}: ingestion pauses at the next
-//   yield, keeping its cursors, and resumes when set back, without a restart.
-// config.json belongs to the broker; we only read it, and a broken file never
-// stops reads or loses data: it is reported and ingestion keeps its last state.
+//   yield, keeping its cursors, and resumes when set back, without a restart;
+// - config.json history.migration.ioBytesPerSecond (the environment variable
+//   is read by src/migration/pace-config.ts);
+// - config.json history.dashboard {enabled, port, host}: whether `serve` hosts
+//   the dashboard, and where.
+// They are fields of the one settings schema (settings-fields.ts), read from
+// the bridge home's config.json through ConfigFile: config.json belongs to the
+// broker, we only read it, and a broken file never stops reads or loses data:
+// it is reported, and the last good values stay in force.
 
-import { readFileSync } from 'node:fs';
-import { z } from 'zod';
 import { HistoryError } from '../../protocols/errors.ts';
-import { fileSignature } from './file-signature.ts';
-import { MIGRATION_IO_RANGE } from './limits.ts';
+import type { ConfigProblem } from '../../protocols/settings.ts';
+import { ConfigFile, type FileSettings } from './config-file.ts';
+import { parseConfigText } from './config-text.ts';
+import { INGEST_ENV, type SettingName } from './settings-fields.ts';
 
 export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env.AGENT_BRIDGE_HISTORY_INGEST?.trim().toLowerCase();
+  const value = env[INGEST_ENV]?.trim().toLowerCase();
   return value === 'false' || value === '0';
 }
-
-const ConfigSchema = z.looseObject({
-  history: z
-    .looseObject({
-      ingest: z.boolean().optional(),
-      migration: z
-        .looseObject({
-          ioBytesPerSecond: z.number().int().min(MIGRATION_IO_RANGE.min).max(MIGRATION_IO_RANGE.max).optional(),
-        })
-        .optional(),
-      dashboard: z
-        .looseObject({
-          enabled: z.boolean().optional(),
-          port: z.number().int().min(0).max(65535).optional(),
-          host: z.string().min(1).optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-});
 
 export interface HistorySettings {
   readonly ingest: boolean;
@@ -46,55 +33,62 @@ export interface HistorySettings {
 
 export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null, dashboard: { enabled: true, port: null, host: null } };
 
-/** Parse config.json text; throws CONFIG_INVALID with the reason. */
-export function parseConfig(text: string, path: string): HistorySettings {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new HistoryError('CONFIG_INVALID', `${path} is not valid JSON: ${(error as Error).message}`, { path });
-  }
-  const parsed = ConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new HistoryError('CONFIG_INVALID', `${path}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`.trim(), { path });
-  }
-  const history = parsed.data.history;
+/** One line for a problem: `<file>: <field>: <reason>`. */
+export function problemText(problem: ConfigProblem): string {
+  return `${problem.file}: ${problem.field === '' ? '' : `${problem.field}: `}${problem.reason}`;
+}
+
+function historySettings(file: Pick<FileSettings, 'values'>): HistorySettings {
+  const top = file.values.get(null);
+  const value = <T>(name: SettingName): T | undefined => top?.get(name)?.value as T | undefined;
   return {
-    ingest: history?.ingest ?? true,
-    migrationIoBytesPerSecond: history?.migration?.ioBytesPerSecond ?? null,
-    dashboard: { enabled: history?.dashboard?.enabled ?? true, port: history?.dashboard?.port ?? null, host: history?.dashboard?.host ?? null },
+    ingest: value<boolean>('history.ingest') ?? true,
+    migrationIoBytesPerSecond: value<number>('history.migration.ioBytesPerSecond') ?? null,
+    dashboard: {
+      enabled: value<boolean>('history.dashboard.enabled') ?? true,
+      port: value<number>('history.dashboard.port') ?? null,
+      host: value<string>('history.dashboard.host') ?? null,
+    },
   };
 }
 
 /**
- * Re-reads config.json only when its size or mtime changed, so it can be
- * consulted before every batch for the cost of one stat.
+ * The history settings in config.json text; throws CONFIG_INVALID naming the
+ * file, the field and the reason of its first error (warnings do not throw).
+ */
+export function parseConfig(text: string, path: string): HistorySettings {
+  const parsed = parseConfigText(text, path, 'global');
+  const error = parsed.problems.find((p) => p.severity === 'error');
+  if (error !== undefined) throw new HistoryError('CONFIG_INVALID', problemText(error), { path });
+  return historySettings(parsed);
+}
+
+export interface SettingsRead {
+  /** In force: the last good values where the file is invalid. */
+  readonly settings: HistorySettings;
+  /** Every error and warning of the file. */
+  readonly problems: readonly ConfigProblem[];
+}
+
+/**
+ * The bridge home's config.json, re-read only when its size, mtime or inode
+ * changed, so it can be consulted before every batch for the cost of one stat.
  */
 export class SettingsWatcher {
-  private signature = '';
-  private current: HistorySettings = DEFAULT_SETTINGS;
-  private problem: HistoryError | null = null;
+  private readonly file: ConfigFile;
+  private last: FileSettings | null = null;
+  private current: SettingsRead = { settings: DEFAULT_SETTINGS, problems: [] };
 
-  constructor(private readonly path: string) {}
+  constructor(readonly path: string) {
+    this.file = new ConfigFile(path, 'global');
+  }
 
-  read(): { settings: HistorySettings; problem: HistoryError | null } {
-    const signature = fileSignature(this.path) ?? 'absent';
-    if (signature !== this.signature) {
-      this.signature = signature;
-      if (signature === 'absent') {
-        this.current = DEFAULT_SETTINGS;
-        this.problem = null;
-      } else {
-        try {
-          this.current = parseConfig(readFileSync(this.path, 'utf8'), this.path);
-          this.problem = null;
-        } catch (error) {
-          // Keep the last good settings; report the problem.
-          this.problem = error instanceof HistoryError ? error : new HistoryError('CONFIG_INVALID', String(error), { path: this.path });
-        }
-      }
+  read(): SettingsRead {
+    const state = this.file.read();
+    if (state !== this.last) {
+      this.last = state;
+      this.current = { settings: historySettings(state), problems: state.problems };
     }
-    return { settings: this.current, problem: this.problem };
+    return this.current;
   }
 }

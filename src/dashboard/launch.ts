@@ -2,15 +2,14 @@
 // `history.dashboard` over the defaults; the first line printed is the
 // address to open (it carries the token once).
 
-import { existsSync, readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import type { HistoryPaths } from '../config/paths.ts';
-import { DEFAULT_SETTINGS, parseConfig, type HistorySettings } from '../config/settings.ts';
+import { SettingsWatcher, type HistorySettings } from '../config/settings.ts';
 import { DEFAULT_HOST, DEFAULT_PORT } from './host.ts';
 
+/** config.json's history.dashboard; an invalid field leaves its default in force (the caller reports config problems). */
 export function dashboardSettings(paths: HistoryPaths): HistorySettings['dashboard'] {
-  if (!existsSync(paths.configJson)) return DEFAULT_SETTINGS.dashboard;
-  return parseConfig(readFileSync(paths.configJson, 'utf8'), paths.configJson).dashboard;
+  return new SettingsWatcher(paths.configJson).read().settings.dashboard;
 }
 
 export function resolveListen(settings: HistorySettings['dashboard'], flags: { host?: string; port?: number }): { host: string; port: number } {

@@ -32,7 +32,8 @@ export interface SchedulerPorts {
   readonly providers: readonly RecordProvider[];
   readonly parse: (task: ParseTask) => Promise<ParseResult>;
   readonly discovery: DiscoveryPort;
-  readonly settings: () => { settings: HistorySettings; problem: HistoryErrorShape | null };
+  /** The history switches of config.json (its problems are reported in status.config, not here). */
+  readonly settings: () => HistorySettings;
   readonly resolveProject: (cwd: string) => Promise<string>;
   /** The newest reindex request (epoch ms) made by `agent-bridge reindex`, or null. */
   readonly reindexRequest: () => number | null;
@@ -77,7 +78,6 @@ export class Scheduler {
   readonly meter = new CaptureMeter();
   readonly totals: SchedulerTotals = { batches: 0, records: 0, documents: 0, rawBytes: 0, malformed: 0 };
   lastError: HistoryErrorShape | null = null;
-  configProblem: HistoryErrorShape | null = null;
   phase: 'starting' | 'ingesting' | 'idle' | 'paused' | 'stopped' = 'starting';
 
   constructor(
@@ -113,9 +113,7 @@ export class Scheduler {
   pauseReasons(): PauseReason[] {
     const reasons: PauseReason[] = [];
     if (this.pressure) reasons.push('pressure');
-    const { settings, problem } = this.ports.settings();
-    this.configProblem = problem;
-    if (!settings.ingest) reasons.push('config');
+    if (!this.ports.settings().ingest) reasons.push('config');
     if (this.now() < this.cooldownUntil) reasons.push('cooldown');
     return reasons;
   }
@@ -295,7 +293,6 @@ export class Scheduler {
 
   problems(): SourceProblem[] {
     const list: SourceProblem[] = [];
-    if (this.configProblem !== null) list.push({ path: this.configProblem.path ?? 'config.json', code: this.configProblem.code, message: this.configProblem.message });
     for (const provider of this.ports.providers) list.push(...provider.problems());
     list.push(...(this.files?.problems() ?? []));
     return list;

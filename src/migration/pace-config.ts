@@ -7,8 +7,9 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { Pace } from '../../protocols/service.ts';
 import { LIMITS, MIGRATION_IO_RANGE } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
+import { MIGRATION_IO_ENV } from '../config/settings-fields.ts';
 
-export const IO_RATE_ENV = 'AGENT_BRIDGE_HISTORY_MIGRATION_IO_BYTES_PER_SECOND';
+export const IO_RATE_ENV = MIGRATION_IO_ENV;
 
 /** The environment override, validated; null when unset. Throws CONFIG_INVALID with the reason. */
 export function ioRateFromEnv(env: Readonly<Record<string, string | undefined>>): number | null {

@@ -20,6 +20,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
+import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 import { spawnThread, unwrap } from './threads.ts';
@@ -38,7 +39,7 @@ const RESTART_MIN_MS = 2000;
 const RESTART_MAX_MS = 30_000;
 const HEALTHY_MS = 60_000;
 
-function disabledStatus(): HistoryStatus {
+function disabledStatus(env: NodeJS.ProcessEnv): HistoryStatus {
   return {
     phase: 'disabled',
     pausedBy: [],
@@ -57,6 +58,8 @@ function disabledStatus(): HistoryStatus {
     lastError: null,
     migration: emptyProgress('starting'),
     mirror: { phase: 'not-started' },
+    // No worker reads config.json while the environment switch is off.
+    config: { file: resolvePaths(env).configJson, problems: [] },
     updatedAt: Date.now(),
   };
 }
@@ -139,7 +142,7 @@ export class HistoryService {
   }
 
   async status(): Promise<HistoryStatus> {
-    if (this.disabled) return disabledStatus();
+    if (this.disabled) return disabledStatus(this.startOptions.env as NodeJS.ProcessEnv);
     if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
     return unwrap(this.api.status());
   }

@@ -8,11 +8,13 @@ import { loopbackAddress } from '../../dashboard/host.ts';
 import { dashboardSettings, openBrowser, resolveListen, urlLine } from '../../dashboard/launch.ts';
 import { startDashboard } from '../../dashboard/server.ts';
 import { intFlag, parse, UsageError } from '../args.ts';
+import { reportConfigProblems } from '../config-report.ts';
 
 export async function dashboard(argv: readonly string[]): Promise<number> {
   const { flags } = parse(argv, { port: { type: 'string' }, host: { type: 'string' }, open: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
   const port = intFlag(flags.port, 'port', { min: 0, max: 65535 });
   const paths = resolvePaths();
+  reportConfigProblems(paths);
   const listen = resolveListen(dashboardSettings(paths), { ...(flags.host === undefined ? {} : { host: flags.host }), ...(port === undefined ? {} : { port }) });
   try {
     loopbackAddress(listen.host);

@@ -1,9 +1,11 @@
 // `agent-bridge ingest --once [--pace spec|max] [--json]`: the same pipeline
 // as serve, until no work remains.
 
+import { resolvePaths } from '../../config/paths.ts';
 import { HistoryService } from '../../service/history-service.ts';
 import { UsageError, choiceFlag, parse } from '../args.ts';
 import { captureProgressText } from '../capture-text.ts';
+import { reportConfigProblems } from '../config-report.ts';
 import { migrationLines } from '../migration-text.ts';
 import { formatBytes, isTty, printJson } from '../output.ts';
 
@@ -16,6 +18,7 @@ export async function ingest(argv: readonly string[]): Promise<number> {
     process.stderr.write('agent-bridge history: ingestion is disabled by AGENT_BRIDGE_HISTORY_INGEST\n');
     return 0;
   }
+  reportConfigProblems(resolvePaths());
   await service.start();
   const progress =
     isTty() && flags.json !== true

@@ -18,6 +18,7 @@ import type { MigrationRunner } from '../../migration/runner.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
 import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
+import { reportConfigProblems } from '../config-report.ts';
 import { migrationLines } from '../migration-text.ts';
 import { isTty, printJson } from '../output.ts';
 
@@ -72,6 +73,7 @@ export async function retryMigration(json: boolean): Promise<number> {
     return 0;
   }
   const paths = resolvePaths();
+  reportConfigProblems(paths);
   if (!new SettingsWatcher(paths.configJson).read().settings.ingest) {
     process.stderr.write(`agent-bridge history: ingestion is switched off in ${paths.configJson} (history.ingest); nothing was retried\n`);
     return 0;

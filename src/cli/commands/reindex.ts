@@ -13,6 +13,7 @@ import { HistoryService } from '../../service/history-service.ts';
 import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
 import { parse } from '../args.ts';
+import { reportConfigProblems } from '../config-report.ts';
 import { printJson } from '../output.ts';
 import { retryMigration } from './reindex-retry.ts';
 
@@ -26,6 +27,7 @@ export async function reindex(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const paths = resolvePaths();
+  reportConfigProblems(paths);
   const owner = WriterLock.liveOwner(paths.writerLock);
   if (owner !== null) {
     const requestedAt = Date.now();

@@ -10,6 +10,7 @@ import { dashboardSettings, resolveListen } from '../../dashboard/launch.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { HistoryService } from '../../service/history-service.ts';
 import { parse } from '../args.ts';
+import { watchConfigProblems } from '../config-report.ts';
 import { PREFIX, ProgressReporter, sourceLines } from '../serve-report.ts';
 import { parseDurationFlag } from '../time.ts';
 
@@ -44,28 +45,34 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const paths = resolvePaths();
-  const sources = sourceLines(paths).catch((error: unknown) => [`  (the source roots could not be listed: ${String(error)})`]);
-  await service.start();
-  const dashboard = flags['no-dashboard'] === true ? null : await hostDashboard();
-  const first = await service.status();
-  const role = first.phase === 'standby' ? `standby: pid ${first.writer.pid ?? '?'} is the writer, taking over when it exits` : first.phase;
-  say(`${PREFIX}${role} (pid ${process.pid}, ${paths.historyDb}); Ctrl-C stops\n`);
-  say(`${PREFIX}sources:\n${(await sources).join('\n')}\n`);
-  const progress = new ProgressReporter(say, { tty: process.stderr.isTTY === true, everyMs });
-  const timer = setInterval(() => {
-    service
-      .status()
-      .then((status) => progress.update(status, Date.now()))
-      .catch(() => undefined); // a restarting worker: the next poll reports again
-  }, PROGRESS_POLL_MS);
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  clearInterval(timer);
-  progress.close();
-  await dashboard?.close();
-  await service.stop();
+  // Config problems now, and whenever an edit changes them (the service applies edits without a restart).
+  const unwatch = watchConfigProblems(paths);
+  try {
+    const sources = sourceLines(paths).catch((error: unknown) => [`  (the source roots could not be listed: ${String(error)})`]);
+    await service.start();
+    const dashboard = flags['no-dashboard'] === true ? null : await hostDashboard();
+    const first = await service.status();
+    const role = first.phase === 'standby' ? `standby: pid ${first.writer.pid ?? '?'} is the writer, taking over when it exits` : first.phase;
+    say(`${PREFIX}${role} (pid ${process.pid}, ${paths.historyDb}); Ctrl-C stops\n`);
+    say(`${PREFIX}sources:\n${(await sources).join('\n')}\n`);
+    const progress = new ProgressReporter(say, { tty: process.stderr.isTTY === true, everyMs });
+    const timer = setInterval(() => {
+      service
+        .status()
+        .then((status) => progress.update(status, Date.now()))
+        .catch(() => undefined); // a restarting worker: the next poll reports again
+    }, PROGRESS_POLL_MS);
+    await new Promise<void>((resolve) => {
+      const stop = (): void => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    clearInterval(timer);
+    progress.close();
+    await dashboard?.close();
+    await service.stop();
+  } finally {
+    unwatch();
+  }
   return 0;
 }

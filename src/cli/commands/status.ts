@@ -3,11 +3,14 @@
 // (history.status.json, published every second while it runs: phase,
 // backlog with the capture's rate, percentage and ETA, errors), and the legacy
 // migration's progress (live from the service, else from history.db and the
-// migration's progress database).
+// migration's progress database), and the problems of the bridge home's
+// config.json, read now (the service's own view is in service.config).
 
 import { existsSync } from 'node:fs';
 import type { MigrationProgress } from '../../../protocols/migration.ts';
 import type { HistoryStatus } from '../../../protocols/service.ts';
+import type { ConfigStatus } from '../../../protocols/settings.ts';
+import { validateConfigFile } from '../../config/config-file.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { ingestEnvDisabled } from '../../config/settings.ts';
 import { openReader } from '../../store/open.ts';
@@ -15,6 +18,7 @@ import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
 import { storeCounts } from '../../store/counts.ts';
 import { parse } from '../args.ts';
+import { problemLine, reportConfigProblems } from '../config-report.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
 import { captureProgressText } from '../capture-text.ts';
 import { migrationLines } from '../migration-text.ts';
@@ -30,11 +34,15 @@ export interface StatusReport {
   /** Legacy bridge.db → history.db migration; null before history.db exists. */
   readonly migration: MigrationProgress | null;
   readonly ingestDisabledByEnv: boolean;
+  /** The bridge home's config.json, read now: its errors and warnings. */
+  readonly config: ConfigStatus;
 }
 
 export async function status(argv: readonly string[]): Promise<number> {
   const { flags } = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
   const paths = resolvePaths();
+  // Text output shows the problems itself; with --json they also go to stderr for the person running it.
+  const config: ConfigStatus = { file: paths.configJson, problems: flags.json === true ? reportConfigProblems(paths) : validateConfigFile(paths.configJson) };
   const owner = WriterLock.liveOwner(paths.writerLock);
   const db = existsSync(paths.historyDb) ? openReader(paths.historyDb) : null;
   const counts = db === null ? null : storeCounts(db);
@@ -45,7 +53,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   const disabled = ingestEnvDisabled();
   const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
   const migration = service?.migration ?? readMigrationProgress(paths);
-  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled };
+  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled, config };
   if (flags.json === true) {
     printJson(report);
     return 0;
@@ -56,6 +64,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   } else {
     lines.push('         nothing captured yet');
   }
+  for (const p of config.problems) lines.push(`config:  ${problemLine(p)}`);
   if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty(), live: service !== null }));
   if (service !== null) {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
