@@ -246,6 +246,7 @@ export class Supervisor {
 
   private summary(): OnceSummary {
     const totals = this.running?.ingestion?.scheduler.totals;
+    this.refreshCounts(0); // what the run leaves in the store, not the counts from before it
     return {
       batches: totals?.batches ?? 0,
       records: totals?.records ?? 0,
@@ -265,18 +266,22 @@ export class Supervisor {
     return tailError !== null && progress.error === null ? { ...progress, error: tailError } : progress;
   }
 
+  /** Counts scan history.db: at most every `maxAgeMs`, and not while the migration is still filling it. */
+  private refreshCounts(maxAgeMs: number): void {
+    const running = this.running;
+    if (running === null || running.ingestion === null || Date.now() - this.countsAt < maxAgeMs) return;
+    try {
+      this.counts = running.history.handle({ type: 'counts' });
+      this.countsAt = Date.now();
+    } catch {
+      // counts are informative; a busy store keeps the last ones
+    }
+  }
+
   status(): HistoryStatus {
     const running = this.running;
     const scheduler = running?.ingestion?.scheduler;
-    // Counts scan history.db; not while the migration is still filling it.
-    if (running !== null && scheduler !== undefined && Date.now() - this.countsAt > COUNTS_EVERY_MS) {
-      try {
-        this.counts = running.history.handle({ type: 'counts' });
-        this.countsAt = Date.now();
-      } catch {
-        // counts are informative; a busy store keeps the last ones
-      }
-    }
+    this.refreshCounts(COUNTS_EVERY_MS);
     const migration = this.migrationStatus();
     let phase: Phase = this.phase === 'ingesting' && scheduler !== undefined ? (scheduler.phase === 'starting' ? 'starting' : scheduler.phase) : this.phase;
     if (phase === 'migrating' && migration.phase === 'failed') phase = 'failed';

@@ -4,6 +4,7 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
+import { endQuietlyOnClosedPipe } from './pipe.ts';
 import { conversation } from './commands/conversation.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
@@ -38,6 +39,7 @@ function usage(): string {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(usage());

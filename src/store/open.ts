@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { fold } from '../text/fold.ts';
+import { GENERATIONS_FILL_SQL, GENERATIONS_SQL } from './generations.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
 
@@ -78,6 +79,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
         if (!hasTable(db, 'history_document_facets')) {
           db.exec(FACETS_SQL);
           db.exec(FACETS_FILL_SQL);
+        }
+        if (!hasTable(db, 'history_generations')) {
+          db.exec(GENERATIONS_SQL);
+          db.exec(GENERATIONS_FILL_SQL);
         }
         return;
       }
