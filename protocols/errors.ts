@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'SCHEMA_TOO_NEW', // history.db was written by a newer release; refuse, never overwrite
   'STORE_BUSY', // SQLITE_BUSY / SQLITE_LOCKED: defer and retry the batch
   'STORE_IO', // disk full, IO error, cannot open: retry later, report
+  'STORE_CORRUPT', // a database file is damaged (bad pages, truncated, not a database): history.db is salvaged by `agent-bridge recover`
   'APPEND_ONLY', // an attempt to change a retained record (a bug; fail closed)
   'VERIFY_FAILED', // captured bytes disagree with what the store holds
   // Writer election
@@ -100,6 +101,7 @@ export function toHistoryError(error: unknown, step?: string): HistoryError {
   if (typeof path === 'string') extra.path = path;
   if (typeof code === 'string') {
     if (SQLITE_BUSY.has(code)) return new HistoryError('STORE_BUSY', message, extra);
+    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return new HistoryError('STORE_CORRUPT', message, extra);
     if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL' || code === 'SQLITE_CANTOPEN') {
       return new HistoryError('STORE_IO', message, extra);
     }

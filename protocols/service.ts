@@ -29,7 +29,9 @@ export type Phase =
   /** Another live process is the writer; this one waits to take over. */
   | 'standby'
   | 'stopped'
-  | 'failed';
+  | 'failed'
+  /** `agent-bridge recover` salvages a damaged history.db; capture resumes on the new store. */
+  | 'recovering';
 
 export type PauseReason = 'pressure' | 'config' | 'cooldown';
 

@@ -9,6 +9,7 @@ import { conversation } from './commands/conversation.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
 import { raw } from './commands/raw.ts';
+import { recover } from './commands/recover.ts';
 import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
 import { serve } from './commands/serve.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
   status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status, migration' },
+  recover: { run: recover, usage: 'recover [--force] [--json]          salvage a damaged history.db into a new store (the damaged file is kept)' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 

@@ -12,6 +12,7 @@ import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { CommitChunk } from '../store/commit.ts';
+import { isCorruption } from '../store/damaged.ts';
 import type { SourceCursor } from '../store/source-rows.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
@@ -217,6 +218,7 @@ export class FileSources {
         }
         this.lanes.set(state.plan.id, { lane, state, batches: 0 });
       } catch (error) {
+        if (isCorruption(error)) throw error; // history.db itself (a retained chunk, a cursor), not the source
         const [seen] = await observe(state.plan.path);
         table.observe(state, seen, serializeError(toHistoryError(error, 'open source')));
       }
@@ -232,6 +234,10 @@ export class FileSources {
       try {
         chunks = await toCommitChunks(await collectBatch(lanes.map((a) => a.lane), this.options.limits), this.ports.resolveProject);
       } catch (error) {
+        if (isCorruption(error) || lanes.some((a) => isCorruption(a.lane.failure))) {
+          await this.closeLanes(lanes);
+          throw lanes.find((a) => isCorruption(a.lane.failure))?.lane.failure ?? error;
+        }
         await this.dropLanes(lanes, error);
       }
     }

@@ -18,6 +18,7 @@ import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.t
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
 import type { CommitChunk, CommitResult } from '../store/commit.ts';
+import { isCorruption } from '../store/damaged.ts';
 import { FileSources, type ActiveLane, type DiscoveryPort } from './file-sources.ts';
 import { LatencyWindow } from './latency.ts';
 import type { RecordProvider, RowBatch } from './provider.ts';
@@ -144,6 +145,8 @@ export class Scheduler {
           backlog = (await this.reindex()) || backlog;
         } catch (error) {
           this.fail(error);
+          // A damaged history.db: nothing more can be written until `agent-bridge recover`.
+          if (this.lastError?.code === 'STORE_CORRUPT') break;
         }
         backlog ||= files.discoveryRunning || this.pendingCount() > 0;
         this.phase = backlog ? 'ingesting' : 'idle';
@@ -158,7 +161,7 @@ export class Scheduler {
       for (const provider of this.ports.providers) await provider.close().catch(() => undefined);
       this.phase = 'stopped';
     }
-    if (this.options.mode === 'once' && this.lastError !== null) throw toHistoryError(this.lastError);
+    if ((this.options.mode === 'once' || this.lastError?.code === 'STORE_CORRUPT') && this.lastError !== null) throw toHistoryError(this.lastError);
   }
 
   private fail(error: unknown): void {
@@ -232,6 +235,7 @@ export class Scheduler {
         const batch = await provider.next();
         if (batch !== null) rows.push(batch);
       } catch (error) {
+        if (isCorruption(error)) throw error; // history.db itself, not the provider's source
         this.lastError = serializeError(toHistoryError(error, `read ${provider.name}`));
       }
     }

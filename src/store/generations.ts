@@ -32,12 +32,18 @@ WHEN EXISTS (SELECT 1 FROM conversation_sources WHERE id = new.source) BEGIN
 END;
 `;
 
-/** Fill history_generations of a store created before it (in the opening transaction). */
-export const GENERATIONS_FILL_SQL = `
-INSERT INTO history_generations (source, generation, records, bytes, first_captured_at, last_captured_at)
-  SELECT r.source, r.generation, count(*), sum(length(r.raw)), NULL, NULL
-  FROM conversation_records r JOIN conversation_sources s ON s.id = r.source
-  GROUP BY r.source, r.generation`;
+/**
+ * Rows for every (file source, generation) that has records and no row yet:
+ * a store created before the table, sources registered after their records
+ * (recovery). Their capture times are unknown (null).
+ */
+export function fillGenerations(db: Db): void {
+  db.exec(`
+    INSERT OR IGNORE INTO history_generations (source, generation, records, bytes, first_captured_at, last_captured_at)
+      SELECT r.source, r.generation, count(*), sum(length(r.raw)), NULL, NULL
+      FROM conversation_records r JOIN conversation_sources s ON s.id = r.source
+      GROUP BY r.source, r.generation`);
+}
 
 export interface GenerationInfo {
   readonly generation: number;

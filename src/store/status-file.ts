@@ -2,9 +2,9 @@
 // (replaced atomically by rename) so that `agent-bridge status` in another
 // process can show live phase, backlog and errors. Derived, disposable data.
 
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HistoryStatus } from '../../protocols/service.ts';
+import { readJsonFile, writeJsonFile } from '../config/json-file.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 
 export function statusFilePath(paths: HistoryPaths): string {
@@ -12,16 +12,9 @@ export function statusFilePath(paths: HistoryPaths): string {
 }
 
 export function writeStatusFile(paths: HistoryPaths, status: HistoryStatus): void {
-  const target = statusFilePath(paths);
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(status, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temp, target);
+  writeJsonFile(statusFilePath(paths), status, { pretty: true });
 }
 
 export function readStatusFile(paths: HistoryPaths): HistoryStatus | null {
-  try {
-    return JSON.parse(readFileSync(statusFilePath(paths), 'utf8')) as HistoryStatus;
-  } catch {
-    return null;
-  }
+  return readJsonFile(statusFilePath(paths)) as HistoryStatus | null;
 }

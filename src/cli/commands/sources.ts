@@ -4,6 +4,7 @@
 
 import { resolvePaths } from '../../config/paths.ts';
 import { generationsBySource, type GenerationInfo } from '../../store/generations.ts';
+import { onStore } from '../../store/damaged.ts';
 import { openReader } from '../../store/open.ts';
 import { loadSources } from '../../store/source-rows.ts';
 import { parse } from '../args.ts';
@@ -34,8 +35,9 @@ export async function sources(argv: readonly string[]): Promise<number> {
   let list: SourceListing[] = [];
   if (db !== null) {
     try {
-      const generations = generationsBySource(db);
-      list = loadSources(db).map((s) => ({
+      const path = resolvePaths().historyDb;
+      const generations = onStore(path, () => generationsBySource(db));
+      list = onStore(path, () => loadSources(db)).map((s) => ({
         id: s.id,
         path: s.path,
         format: s.format,
