@@ -7,7 +7,7 @@ import type { Actor } from '../protocols/actor.ts';
 import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
-import { onStore } from '../src/store/damaged.ts';
+import { onStore } from '../src/store/store-errors.ts';
 import { retainedChunks, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';

@@ -188,6 +188,8 @@ export class Supervisor {
         this.phase = 'failed';
         // A damaged store: the service stays the writer and waits for `agent-bridge recover`.
       });
+      // At once, before the first batch: the status file's reserve is in place should the disk fill up.
+      this.publishStatus();
     }
   }
 

@@ -33,7 +33,8 @@ export type Phase =
   /** `agent-bridge recover` salvages a damaged history.db; capture resumes on the new store. */
   | 'recovering';
 
-export type PauseReason = 'pressure' | 'config' | 'cooldown';
+/** disk-full: the last batch found no space for history.db; it is retried every cooldown until there is. */
+export type PauseReason = 'pressure' | 'config' | 'cooldown' | 'disk-full';
 
 export interface SourceProblem {
   readonly path: string;

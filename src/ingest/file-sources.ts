@@ -12,7 +12,7 @@ import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { CommitChunk } from '../store/commit.ts';
-import { isCorruption } from '../store/damaged.ts';
+import { isCorruption, isDiskFull } from '../store/store-errors.ts';
 import type { SourceCursor } from '../store/source-rows.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
@@ -53,6 +53,8 @@ export class FileSources {
   private readonly table: SourceTable;
   private readonly lanes = new Map<string, ActiveLane>();
   private readonly dirtyPaths = new Set<string>();
+  /** Found files whose registration failed; admitted again first. */
+  private readonly unadmitted: Found[] = [];
   private discoveryDueAt = 0;
   private pollIndex = 0;
   private polledAt = 0;
@@ -79,6 +81,7 @@ export class FileSources {
   /** One bounded discovery step, when a pass is due or running. */
   async discover(): Promise<void> {
     if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return;
+    if (this.unadmitted.length > 0) await this.admit(this.unadmitted.splice(0));
     this.discoveryRunning = true;
     const step = await this.ports.discovery.step();
     await this.admit(step.files);
@@ -109,7 +112,13 @@ export class FileSources {
       if (plan !== null) plans.push(await this.resolveMove(plan));
     }
     if (plans.length === 0) return;
-    this.ports.history({ type: 'register', plans });
+    try {
+      this.ports.history({ type: 'register', plans });
+    } catch (error) {
+      // Not registered (a full disk, a busy store): these files are admitted again before the next discovery step.
+      this.unadmitted.push(...files.filter((f) => plans.some((p) => p.path === f.path)));
+      throw error;
+    }
     for (const plan of plans) {
       const state = table.activate(plan);
       table.observe(state, ...(await observe(plan.path)));
@@ -218,7 +227,7 @@ export class FileSources {
         }
         this.lanes.set(state.plan.id, { lane, state, batches: 0 });
       } catch (error) {
-        if (isCorruption(error)) throw error; // history.db itself (a retained chunk, a cursor), not the source
+        if (isCorruption(error) || isDiskFull(error)) throw error; // history.db itself (a retained chunk, a cursor), not the source
         const [seen] = await observe(state.plan.path);
         table.observe(state, seen, serializeError(toHistoryError(error, 'open source')));
       }

@@ -13,7 +13,7 @@ import { parseConversationRequest, parseSearchRequest } from '../../protocols/se
 import type { HistoryPaths } from '../config/paths.ts';
 import { canonicalProjectSync } from '../project/canonical.ts';
 import { conversationPage } from '../store/conversation-page.ts';
-import { onStore } from '../store/damaged.ts';
+import { onStore } from '../store/store-errors.ts';
 import { openReadStore, type ReadStore } from '../store/read-path.ts';
 import { search, type SearchOptions } from '../store/search.ts';
 

@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
-import { damagedStore, onStore } from './damaged.ts';
+import { damagedStore, onStore } from './store-errors.ts';
 import { fold } from '../text/fold.ts';
 import { GENERATIONS_SQL, fillGenerations } from './generations.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';

@@ -6,7 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import type { HistoryPaths } from '../config/paths.ts';
-import { damagedStore, isCorruption, onStore } from './damaged.ts';
+import { damagedStore, isCorruption, onStore } from './store-errors.ts';
 import type { Db } from './open.ts';
 import { openQueryOnly, openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
 

@@ -3,7 +3,7 @@
 
 import { HistoryError } from '../../../protocols/errors.ts';
 import { resolvePaths } from '../../config/paths.ts';
-import { onStore } from '../../store/damaged.ts';
+import { onStore } from '../../store/store-errors.ts';
 import { openReader } from '../../store/open.ts';
 import { generationsOf, retainedChunks } from '../../store/records.ts';
 import { intFlag, parse } from '../args.ts';

@@ -4,7 +4,7 @@
 
 import { resolvePaths } from '../../config/paths.ts';
 import { generationsBySource, type GenerationInfo } from '../../store/generations.ts';
-import { onStore } from '../../store/damaged.ts';
+import { onStore } from '../../store/store-errors.ts';
 import { openReader } from '../../store/open.ts';
 import { loadSources } from '../../store/source-rows.ts';
 import { parse } from '../args.ts';

@@ -16,7 +16,7 @@ import { openReader } from '../../store/open.ts';
 import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
 import { type Counts, storeCounts } from '../../store/counts.ts';
-import { isCorruption, onStore } from '../../store/damaged.ts';
+import { isCorruption, onStore } from '../../store/store-errors.ts';
 import { parse } from '../args.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
 import { migrationLines } from '../migration-text.ts';
