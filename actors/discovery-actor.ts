@@ -35,6 +35,10 @@ export class DiscoveryActor implements DiscoveryPort {
     return this.walker.refusedLinks;
   }
 
+  get rootPaths(): readonly string[] {
+    return this.roots.map((r) => r.root);
+  }
+
   get watchState(): { state: string; problem: string | null } {
     return { state: this.watcher.state, problem: this.watcher.problem };
   }

@@ -27,6 +27,8 @@ export interface DiscoveryPort {
   classify(found: Found): Promise<SourcePlan | null>;
   readonly passes: number;
   readonly refusedLinks: number;
+  /** The folders discovery walks (one per source module and configured location). */
+  readonly rootPaths: readonly string[];
 }
 
 export interface FileSourcePorts {
@@ -296,6 +298,13 @@ export class FileSources {
 
   problems(): SourceProblem[] {
     const list: SourceProblem[] = [];
+    for (const { root, files } of this.table.vanishedRoots(this.ports.discovery.rootPaths, this.passesSinceStart > 0)) {
+      list.push({
+        path: root,
+        code: 'SOURCE_GONE',
+        message: `none of the ${files} files captured from this folder exist any more (unmounted, moved or deleted?); what was captured stays retained, and capture resumes when they are back`,
+      });
+    }
     for (const state of this.table.all()) {
       if (state.problem !== null) list.push({ path: state.plan.path, code: state.problem.code, message: state.problem.message });
     }

@@ -81,3 +81,8 @@ export function unmount(dir: string): void {
   if (index !== -1) mounted.splice(index, 1);
 }
 
+
+/** Unmount everything mounted here (before a test's temp folders are removed). */
+export function unmountAll(): void {
+  for (const dir of mounted.splice(0).reverse()) spawnSync('umount', ['-l', dir]);
+}
