@@ -9,7 +9,7 @@ import type { DiscoveryRoot, Found, StepResult } from '../src/sources/discovery.
 import { DiscoveryWalker } from '../src/sources/discovery.ts';
 import { fileSourceRoots, underRoots } from '../src/sources/file-modules.ts';
 import { HeaderCache } from '../src/sources/header.ts';
-import type { SourcePlan } from '../src/sources/source-module.ts';
+import type { SourcePlan } from '../protocols/sources.ts';
 import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
 

@@ -12,21 +12,19 @@
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, deserializeError, serializeError, toHistoryError } from '../../protocols/errors.ts';
-import type { HistoryMessage, HistoryReplies } from '../../protocols/history.ts';
+import type { CommitChunk, CommitResult, HistoryAsk } from '../../protocols/history.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
-import type { CommitChunk, CommitResult } from '../store/commit.ts';
 import { isCorruption } from '../store/store-errors.ts';
 import { FileSources, type ActiveLane, type DiscoveryPort } from './file-sources.ts';
 import { LatencyWindow } from './latency.ts';
-import type { RecordProvider, RowBatch } from './provider.ts';
+import type { RecordProvider } from './provider.ts';
+import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
-
-export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
 
 /** Tries a once run gives a batch that found the disk full before it gives up (a cooldown apart). */
 const ONCE_FULL_TRIES = 3;

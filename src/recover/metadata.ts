@@ -22,11 +22,11 @@ import type { LostGeneration } from '../../protocols/recovery.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { fileSourceRoots, underRoots } from '../sources/file-modules.ts';
 import { HEAD_BYTES, ANCHOR_BYTES, anchorOf, sha256Hex } from '../sources/identity.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
 import { ConversationIndex } from '../store/conversations.ts';
 import { fillGenerations } from '../store/generations.ts';
 import type { Db } from '../store/open.ts';
-import { EMPTY_CURSOR, SourceRows, loadSources, type SourceCursor, type StoredSource } from '../store/source-rows.ts';
+import type { ConversationSeed, SourceCursor, StoredSource } from '../../protocols/sources.ts';
+import { EMPTY_CURSOR, SourceRows, loadSources } from '../store/source-rows.ts';
 
 /**
  * An identity and anchor no file can have (they are dev:ino:birthtime and
