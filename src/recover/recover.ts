@@ -81,7 +81,7 @@ export async function recoverStore(paths: HistoryPaths, reason: string, now: () 
     metadata = await new MetadataRebuild(target, paths).run(salvaged.captureTimes);
     const db = target;
     db.transaction(() => beginReindex(db, startedAt))();
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.pragma('wal_checkpoint(FULL)'); // closing then leaves no WAL beside it
   } finally {
     file.close();
     target?.close();
