@@ -39,6 +39,16 @@ function closeEarly(args: readonly string[], env: NodeJS.ProcessEnv): Promise<{ 
   });
 }
 
+/** A new home with one Claude transcript (not written yet): its env, path, and a line maker. */
+function oneTranscript(): { env: NodeJS.ProcessEnv; home: string; path: string; session: string; line: (text: string) => string } {
+  const home = tempDir();
+  const dir = join(home, '.claude', 'projects', '-work-cli');
+  mkdirSync(dir, { recursive: true });
+  const session = randomUUID();
+  const line = (text: string): string => `${JSON.stringify({ type: 'user', message: { role: 'user', content: text }, cwd: '/work/cli', sessionId: session, uuid: randomUUID(), timestamp: '2026-11-01T10:00:00.000Z' })}\n`;
+  return { env: envFor(home), home, path: join(dir, `${session}.jsonl`), session, line };
+}
+
 describe('CLI output', () => {
   let fixture: FixtureHome;
   let sources: Source[];
@@ -91,13 +101,9 @@ describe('CLI output', () => {
   });
 
   it('ingest --once --json reports the counts of the store it leaves, next to what it captured', async () => {
-    const home = tempDir();
-    const env = envFor(home);
-    const dir = join(home, '.claude', 'projects', '-work-counts');
-    mkdirSync(dir, { recursive: true });
-    const session = randomUUID();
-    const lines = ['alpha', 'beta', 'gamma'].map((w) => `${JSON.stringify({ type: 'user', message: { role: 'user', content: `word ${w}` }, cwd: '/work/counts', sessionId: session, uuid: randomUUID(), timestamp: '2026-11-01T10:00:00.000Z' })}\n`);
-    writeFileSync(join(dir, `${session}.jsonl`), lines.join(''));
+    const { env, home, path, line } = oneTranscript();
+    const lines = ['alpha', 'beta', 'gamma'].map((w) => line(`word ${w}`));
+    writeFileSync(path, lines.join(''));
     const summary = await cliJson<{ records: number; documents: number; rawBytes: number; status: { counts: Record<string, number> } }>(['ingest', '--once', '--pace', 'max', '--json'], env);
     const stored = withStore(home, (db) => ({
       sources: db.prepare('SELECT count(*) FROM conversation_sources').pluck().get() as number,
@@ -113,13 +119,7 @@ describe('CLI output', () => {
   });
 
   it('sources lists every retained generation: bytes and capture times, in JSON and as text', async () => {
-    const home = tempDir();
-    const env = envFor(home);
-    const dir = join(home, '.claude', 'projects', '-work-generations');
-    mkdirSync(dir, { recursive: true });
-    const session = randomUUID();
-    const path = join(dir, `${session}.jsonl`);
-    const line = (w: string): string => `${JSON.stringify({ type: 'user', message: { role: 'user', content: w }, cwd: '/work/generations', sessionId: session, uuid: randomUUID() })}\n`;
+    const { env, path, session, line } = oneTranscript();
     const first = line('first one') + line('first two') + line('first three');
     writeFileSync(path, first);
     const started = Date.now();
@@ -153,13 +153,8 @@ describe('CLI output', () => {
   });
 
   it('a store from before capture times were kept: generations listed (times unknown), and filled when the writer opens it', async () => {
-    const home = tempDir();
-    const env = envFor(home);
-    const dir = join(home, '.claude', 'projects', '-work-old-store');
-    mkdirSync(dir, { recursive: true });
-    const session = randomUUID();
-    const path = join(dir, `${session}.jsonl`);
-    const content = `${JSON.stringify({ type: 'user', message: { role: 'user', content: 'older store' }, cwd: '/work/old-store', sessionId: session })}\n`;
+    const { env, home, path, line } = oneTranscript();
+    const content = line('older store');
     writeFileSync(path, content);
     assert.equal((await cli(['ingest', '--once', '--pace', 'max'], env)).code, 0);
     // Make it look like a store written before the table existed.

@@ -2,6 +2,7 @@
 // every generation it retains (a truncated or replaced file keeps its earlier
 // generations; `raw --generation N` gives any of them back).
 
+import type { SourceSummary } from '../../../protocols/dashboard.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { generationsBySource, type GenerationInfo } from '../../store/generations.ts';
 import { onStore } from '../../store/store-errors.ts';
@@ -10,17 +11,11 @@ import { loadSources } from '../../store/source-rows.ts';
 import { parse } from '../args.ts';
 import { formatBytes, formatTime, printJson } from '../output.ts';
 
-export interface SourceListing {
-  readonly id: string;
-  readonly path: string;
-  readonly format: string;
-  readonly conversation: string;
-  /** The generation capture continues (the newest) and its cursor offset. */
-  readonly generation: number;
-  readonly offset: number;
+/** A source as the dashboard lists it (id, path, format, conversation, cursor), with its generations' capture times. */
+export type SourceListing = Omit<SourceSummary, 'generations'> & {
   /** Every retained generation, oldest first. */
   readonly generations: readonly GenerationInfo[];
-}
+};
 
 function captured(g: GenerationInfo): string {
   if (g.firstCapturedAt === null || g.lastCapturedAt === null) return '';
