@@ -3,12 +3,11 @@
 // registers them (the scheduler does, through the history actor).
 
 import { lstat } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import type { Limits } from '../src/config/limits.ts';
 import type { DiscoveryRoot, Found, StepResult } from '../src/sources/discovery.ts';
-import { sourceRoots } from '../src/ingest/source-registry.ts';
 import { DiscoveryWalker } from '../src/sources/discovery.ts';
+import { fileSourceRoots, underRoots } from '../src/sources/file-modules.ts';
 import { HeaderCache } from '../src/sources/header.ts';
 import type { SourcePlan } from '../protocols/sources.ts';
 import { SourceWatch } from '../src/sources/watch.ts';
@@ -22,7 +21,7 @@ export class DiscoveryActor implements DiscoveryPort {
   private readonly watcher: SourceWatch;
 
   constructor(paths: HistoryPaths, limits: Limits, onChange: (path: string) => void) {
-    this.roots = sourceRoots(paths);
+    this.roots = fileSourceRoots(paths);
     this.walker = new DiscoveryWalker(this.roots, limits.discoveryStepEntries);
     this.headers = new HeaderCache(limits.headerCacheEntries);
     this.watcher = new SourceWatch(this.roots.map((r) => r.root), onChange);
@@ -36,6 +35,10 @@ export class DiscoveryActor implements DiscoveryPort {
     return this.walker.refusedLinks;
   }
 
+  get rootPaths(): readonly string[] {
+    return this.roots.map((r) => r.root);
+  }
+
   get watchState(): { state: string; problem: string | null } {
     return { state: this.watcher.state, problem: this.watcher.problem };
   }
@@ -45,18 +48,13 @@ export class DiscoveryActor implements DiscoveryPort {
   }
 
   async locate(path: string): Promise<Found | null> {
-    for (const { root, module } of this.roots) {
-      const rel = relative(root, path);
-      if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
-      try {
-        const stat = await lstat(path);
-        if (!stat.isFile()) return null;
-      } catch {
-        return null;
-      }
-      return { path, relative: rel.split(sep), module };
+    const found = underRoots(this.roots, path);
+    if (found === null) return null;
+    try {
+      return (await lstat(path)).isFile() ? found : null;
+    } catch {
+      return null;
     }
-    return null;
   }
 
   classify(found: Found): Promise<SourcePlan | null> {

@@ -7,6 +7,7 @@ import type { Actor } from '../protocols/actor.ts';
 import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
+import { onStore } from '../src/store/store-errors.ts';
 import { retainedChunks, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
@@ -20,7 +21,8 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
   }
 
   handle<T extends HistoryMessage>(message: T): HistoryReplies[T['type']] {
-    return this.dispatch(message) as HistoryReplies[T['type']];
+    // A damaged page anywhere in history.db surfaces as one clear error naming the file.
+    return onStore(this.db.name, () => this.dispatch(message)) as HistoryReplies[T['type']];
   }
 
   private dispatch(message: HistoryMessage): HistoryReplies[HistoryMessage['type']] {

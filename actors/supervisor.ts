@@ -38,6 +38,9 @@ import { openWriter } from '../src/store/open.ts';
 import { writeStatusFile } from '../src/store/status-file.ts';
 import type { StoreCounts } from '../protocols/history.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
+import { recoverHome } from '../src/recover/recover.ts';
+import { pendingRecover, type RecoverRequest, writeRecoverOutcome } from '../src/recover/requests.ts';
+import { fileIdentity } from '../src/config/file-signature.ts';
 import { DiscoveryActor } from './discovery-actor.ts';
 import { HistoryActor } from './history-actor.ts';
 import { MigratorActor } from './migrator-actor.ts';
@@ -82,6 +85,10 @@ export class Supervisor {
   private finishedResult: Promise<OnceSummary> | null = null;
   private stopping = false;
   private pressureOn = false;
+  /** A recovery in progress (serve: through `agent-bridge recover`). */
+  private recovery: Promise<void> | null = null;
+  /** Identity of the history.db found damaged when the writer could not start on it. */
+  private damaged: string | null = null;
 
   constructor(private readonly limits: Limits = LIMITS) {}
 
@@ -99,8 +106,12 @@ export class Supervisor {
     // Before the parser pool exists, so that its threads inherit the lower priority.
     lowerThreadPriority(options.env as NodeJS.ProcessEnv);
     this.tryElect();
-    // Published in once runs too, so that `agent-bridge health` elsewhere follows an `ingest --once`.
-    this.statusTimer = setInterval(() => this.publishStatus(), STATUS_EVERY_MS).unref();
+    // Published in once runs too, so that `agent-bridge health` elsewhere follows an `ingest --once`;
+    // only a serve watches for recover requests and a replaced store.
+    this.statusTimer = setInterval(() => {
+      this.publishStatus();
+      if (options.mode === 'serve') void this.watchStore();
+    }, STATUS_EVERY_MS).unref();
   }
 
   /** Become the writer, or wait in standby while another live process is. */
@@ -120,8 +131,7 @@ export class Supervisor {
         this.standbyTimer = setTimeout(() => this.tryElect(), STANDBY_RETRY_MS);
         return;
       }
-      this.phase = 'failed';
-      this.fatal = shape;
+      this.failedToLaunch(error);
       this.finishedResult = Promise.reject(toHistoryError(error));
       this.finishedResult.catch(() => undefined);
     }
@@ -180,7 +190,10 @@ export class Supervisor {
       done.catch((error: unknown) => {
         this.fatal = serializeError(error);
         this.phase = 'failed';
+        // A damaged store: the service stays the writer and waits for `agent-bridge recover`.
       });
+      // At once, before the first batch: the status file's reserve is in place should the disk fill up.
+      this.publishStatus();
     }
   }
 
@@ -249,6 +262,7 @@ export class Supervisor {
 
   private summary(): OnceSummary {
     const totals = this.running?.ingestion?.scheduler.totals;
+    this.refreshCounts(0); // what the run leaves in the store, not the counts from before it
     return {
       batches: totals?.batches ?? 0,
       records: totals?.records ?? 0,
@@ -268,18 +282,22 @@ export class Supervisor {
     return tailError !== null && progress.error === null ? { ...progress, error: tailError } : progress;
   }
 
+  /** Counts scan history.db: at most every `maxAgeMs`, and not while the migration is still filling it. */
+  private refreshCounts(maxAgeMs: number): void {
+    const running = this.running;
+    if (running === null || running.ingestion === null || Date.now() - this.countsAt < maxAgeMs) return;
+    try {
+      this.counts = running.history.handle({ type: 'counts' });
+      this.countsAt = Date.now();
+    } catch {
+      // counts are informative; a busy store keeps the last ones
+    }
+  }
+
   status(): HistoryStatus {
     const running = this.running;
     const scheduler = running?.ingestion?.scheduler;
-    // Counts scan history.db; not while the migration is still filling it.
-    if (running !== null && scheduler !== undefined && Date.now() - this.countsAt > COUNTS_EVERY_MS) {
-      try {
-        this.counts = running.history.handle({ type: 'counts' });
-        this.countsAt = Date.now();
-      } catch {
-        // counts are informative; a busy store keeps the last ones
-      }
-    }
+    this.refreshCounts(COUNTS_EVERY_MS);
     const migration = this.migrationStatus();
     let phase: Phase = this.phase === 'ingesting' && scheduler !== undefined ? (scheduler.phase === 'starting' ? 'starting' : scheduler.phase) : this.phase;
     if (phase === 'migrating' && migration.phase === 'failed') phase = 'failed';
@@ -289,7 +307,7 @@ export class Supervisor {
       pausedBy: scheduler?.pauseReasons() ?? [],
       mode: this.options?.mode ?? null,
       pace: this.options?.pace ?? null,
-      writer: { pid: running !== null ? process.pid : this.standbyOwner, self: running !== null },
+      writer: running !== null || this.recovery !== null ? { pid: process.pid, self: true } : { pid: this.standbyOwner, self: false },
       counts: this.counts,
       backlog,
       capture: scheduler?.meter.progress({ ...backlog, discovering: scheduler.discovering }, Date.now()) ?? CAUGHT_UP,
@@ -335,7 +353,7 @@ export class Supervisor {
   }
 
   private publishStatus(): void {
-    if (this.paths === null || this.running === null) return;
+    if (this.paths === null || (this.running === null && this.recovery === null)) return;
     try {
       writeStatusFile(this.paths, this.status());
     } catch {
@@ -346,6 +364,7 @@ export class Supervisor {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    await this.recovery;
     if (this.standbyTimer !== null) clearTimeout(this.standbyTimer);
     if (this.statusTimer !== null) clearInterval(this.statusTimer);
     const running = this.running;
@@ -353,20 +372,83 @@ export class Supervisor {
       if (this.phase !== 'disabled') this.phase = 'stopped';
       return;
     }
+    const failed = await this.stopActors(running);
+    running.lock.release();
+    this.running = null;
+    this.phase = 'stopped';
+    if (failed !== undefined) throw toHistoryError(failed.reason, 'stop actors');
+  }
+
+  /** The explicit stop protocol: migrator and scheduler reach a safe point, then every actor stops (the lock is kept). */
+  private async stopActors(running: Running): Promise<PromiseRejectedResult | undefined> {
     await running.migrator.stop();
     const ingestion = running.ingestion;
     if (ingestion !== null) await ingestion.scheduler.stop();
     await running.done.catch(() => undefined);
     this.publishStatus();
-    const results = await Promise.allSettled([
-      ingestion?.discovery.stop(),
-      ingestion?.parser.stop(),
-      running.history.stop(),
-    ]);
-    running.lock.release();
-    this.running = null;
-    this.phase = 'stopped';
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed !== undefined) throw toHistoryError(failed.reason, 'stop actors');
+    const results = await Promise.allSettled([ingestion?.discovery.stop(), ingestion?.parser.stop(), running.history.stop()]);
+    return results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  }
+
+  // ---- a damaged history.db (serve) ---------------------------------------------------
+
+  /**
+   * Every status tick: carry out a pending `agent-bridge recover` request, or,
+   * after history.db was found damaged, start again once another process put a
+   * new store in its place.
+   */
+  private async watchStore(): Promise<void> {
+    const paths = this.paths;
+    if (paths === null || this.stopping || this.recovery !== null) return;
+    const request = pendingRecover(paths);
+    if (request !== null) {
+      this.recovery = this.recoverNow(paths, request).finally(() => (this.recovery = null));
+      return;
+    }
+    if (this.damaged !== null && this.running === null && fileIdentity(paths.historyDb) !== this.damaged) {
+      this.damaged = null;
+      this.fatal = null;
+      this.tryElect();
+    }
+  }
+
+  /** Stop capture at a safe point, salvage history.db into a new store, answer the request, capture again. */
+  private async recoverNow(paths: HistoryPaths, request: RecoverRequest): Promise<void> {
+    let lock: WriterLock;
+    const running = this.running;
+    if (running !== null) {
+      this.phase = 'recovering';
+      await this.stopActors(running);
+      this.running = null;
+      lock = running.lock;
+    } else {
+      try {
+        lock = WriterLock.acquire(paths.writerLock);
+      } catch {
+        return; // another process is the writer: it answers the request
+      }
+      this.phase = 'recovering';
+    }
+    const outcome = await recoverHome(paths, request);
+    writeRecoverOutcome(paths, outcome);
+    if (this.stopping) {
+      lock.release();
+      return;
+    }
+    this.damaged = null;
+    this.fatal = null;
+    try {
+      this.launch(lock);
+    } catch (error) {
+      this.failedToLaunch(error);
+    }
+  }
+
+  /** The writer could not start on history.db: report why; a damaged store is watched for its replacement. */
+  private failedToLaunch(error: unknown): void {
+    const shape = serializeError(error);
+    this.phase = 'failed';
+    this.fatal = shape;
+    if (shape.code === 'STORE_CORRUPT' && this.paths !== null) this.damaged = fileIdentity(this.paths.historyDb);
   }
 }

@@ -6,7 +6,9 @@ export const ERROR_CODES = [
   // Store
   'SCHEMA_TOO_NEW', // history.db was written by a newer release; refuse, never overwrite
   'STORE_BUSY', // SQLITE_BUSY / SQLITE_LOCKED: defer and retry the batch
-  'STORE_IO', // disk full, IO error, cannot open: retry later, report
+  'STORE_IO', // IO error, cannot open: retry later, report
+  'STORE_FULL', // no space left for history.db (or the migration's files): wait, retry, resume by itself when space returns
+  'STORE_CORRUPT', // a database file is damaged (bad pages, truncated, not a database): history.db is salvaged by `agent-bridge recover`
   'APPEND_ONLY', // an attempt to change a retained record (a bug; fail closed)
   'VERIFY_FAILED', // captured bytes disagree with what the store holds
   // Writer election
@@ -87,7 +89,7 @@ export function deserializeError(shape: HistoryErrorShape): HistoryError {
 }
 
 const SQLITE_BUSY = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED_SHAREDCACHE']);
-const TRANSIENT_ENV = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'ENOSPC', 'EIO', 'ETIMEDOUT', 'EDQUOT']);
+const TRANSIENT_ENV = new Set(['EBUSY', 'EAGAIN', 'EMFILE', 'ENFILE', 'EIO', 'ETIMEDOUT']);
 
 /** Wrap anything thrown into a HistoryError, keeping the original as cause. */
 export function toHistoryError(error: unknown, step?: string): HistoryError {
@@ -100,7 +102,9 @@ export function toHistoryError(error: unknown, step?: string): HistoryError {
   if (typeof path === 'string') extra.path = path;
   if (typeof code === 'string') {
     if (SQLITE_BUSY.has(code)) return new HistoryError('STORE_BUSY', message, extra);
-    if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_FULL' || code === 'SQLITE_CANTOPEN') {
+    if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return new HistoryError('STORE_CORRUPT', message, extra);
+    if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return new HistoryError('STORE_FULL', message, extra);
+    if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') {
       return new HistoryError('STORE_IO', message, extra);
     }
     if (code === 'SQLITE_CONSTRAINT_TRIGGER' && /append-only/.test(message)) {
@@ -122,6 +126,7 @@ export function classify(error: HistoryErrorShape): ErrorClass {
     case 'SOURCE_UNREADABLE':
       return 'retry';
     case 'STORE_IO':
+    case 'STORE_FULL':
     case 'WRITER_LOCKED':
     case 'INTERNAL':
     case 'VERIFY_FAILED':

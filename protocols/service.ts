@@ -31,9 +31,12 @@ export type Phase =
   /** Another live process is the writer; this one waits to take over. */
   | 'standby'
   | 'stopped'
-  | 'failed';
+  | 'failed'
+  /** `agent-bridge recover` salvages a damaged history.db; capture resumes on the new store. */
+  | 'recovering';
 
-export type PauseReason = 'pressure' | 'config' | 'cooldown';
+/** disk-full: the last batch found no space for history.db; it is retried every cooldown until there is. */
+export type PauseReason = 'pressure' | 'config' | 'cooldown' | 'disk-full';
 
 export interface SourceProblem {
   readonly path: string;

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { sourceRoots } from '../../src/ingest/source-registry.ts';
+import { fileSourceRoots } from '../../src/sources/file-modules.ts';
 import { LIMITS } from '../../src/config/limits.ts';
 import { resolvePaths } from '../../src/config/paths.ts';
 import { DiscoveryWalker } from '../../src/sources/discovery.ts';
@@ -75,7 +75,7 @@ export interface CapturedFile {
 /** Every file the product would capture from the corpus, in discovery order. */
 export async function capturedFiles(corpus: string): Promise<CapturedFile[]> {
   const paths = resolvePaths(corpusEnv(corpus, join(corpus, '.agent-bridge-unused')));
-  const roots = sourceRoots(paths);
+  const roots = fileSourceRoots(paths);
   const walker = new DiscoveryWalker(roots, LIMITS.discoveryStepEntries);
   const headers = new HeaderCache(LIMITS.headerCacheEntries);
   const files: CapturedFile[] = [];

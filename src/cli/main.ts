@@ -4,6 +4,7 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
+import { endQuietlyOnClosedPipe } from './pipe.ts';
 import { conversation } from './commands/conversation.ts';
 import { dashboard } from './commands/dashboard.ts';
 import { doctor } from './commands/doctor.ts';
@@ -11,6 +12,7 @@ import { health } from './commands/health.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
 import { raw } from './commands/raw.ts';
+import { recover } from './commands/recover.ts';
 import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
 import { serve } from './commands/serve.ts';
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   health: { run: health, usage: 'health [--json]                    the cached status object: service, capture progress, migration, mirrors, latency, errors' },
   doctor: { run: doctor, usage: 'doctor [--json]                    check the installation, the store and every source; exit 1 when a check fails' },
   settings: { run: settings, usage: 'settings [--project P] [--agent A] [--json] [--watch] effective settings, each with its layer; config problems' },
+  recover: { run: recover, usage: 'recover [--force] [--json]          salvage a damaged history.db into a new store (the damaged file is kept)' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 
@@ -46,6 +49,7 @@ function usage(): string {
 }
 
 export async function main(argv: readonly string[]): Promise<number> {
+  endQuietlyOnClosedPipe();
   const [name, ...rest] = argv;
   if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(usage());

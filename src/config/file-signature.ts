@@ -14,3 +14,13 @@ export function fileSignature(path: string): string | null {
     return null;
   }
 }
+
+/** dev:ino of the file at `path` (which file it is, not what it holds), or null when absent. */
+export function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st === undefined ? null : `${st.dev}:${st.ino}`;
+  } catch {
+    return null;
+  }
+}

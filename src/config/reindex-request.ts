@@ -4,9 +4,10 @@
 // finished (stored in history.db), so the file is never deleted and a request
 // is carried out exactly once.
 
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileSignature } from './file-signature.ts';
+import { writeJsonFile } from './json-file.ts';
 import type { HistoryPaths } from './paths.ts';
 
 export function reindexRequestPath(paths: HistoryPaths): string {
@@ -14,10 +15,7 @@ export function reindexRequestPath(paths: HistoryPaths): string {
 }
 
 export function writeReindexRequest(paths: HistoryPaths, requestedAt: number): void {
-  const target = reindexRequestPath(paths);
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ requestedAt, pid: process.pid })}\n`, { mode: 0o600 });
-  renameSync(temp, target);
+  writeJsonFile(reindexRequestPath(paths), { requestedAt, pid: process.pid });
 }
 
 /** Reads the request file again only when its signature changed. */

@@ -12,6 +12,7 @@ import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
 import type { SourceCursor, SourcePlan } from '../../protocols/sources.ts';
 import type { CommitChunk, HistoryAsk } from '../../protocols/history.ts';
+import { isCorruption, isDiskFull } from '../store/store-errors.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
@@ -24,6 +25,8 @@ export interface DiscoveryPort {
   classify(found: Found): Promise<SourcePlan | null>;
   readonly passes: number;
   readonly refusedLinks: number;
+  /** The folders discovery walks (one per source module and configured location). */
+  readonly rootPaths: readonly string[];
 }
 
 export interface FileSourcePorts {
@@ -50,6 +53,8 @@ export class FileSources {
   private readonly table: SourceTable;
   private readonly lanes = new Map<string, ActiveLane>();
   private readonly dirtyPaths = new Set<string>();
+  /** Found files whose registration failed; admitted again first. */
+  private readonly unadmitted: Found[] = [];
   private discoveryDueAt = 0;
   private pollIndex = 0;
   private polledAt = 0;
@@ -76,6 +81,7 @@ export class FileSources {
   /** One bounded discovery step, when a pass is due or running. */
   async discover(): Promise<void> {
     if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return;
+    if (this.unadmitted.length > 0) await this.admit(this.unadmitted.splice(0));
     this.discoveryRunning = true;
     const step = await this.ports.discovery.step();
     await this.admit(step.files);
@@ -106,7 +112,13 @@ export class FileSources {
       if (plan !== null) plans.push(await this.resolveMove(plan));
     }
     if (plans.length === 0) return;
-    this.ports.history({ type: 'register', plans });
+    try {
+      this.ports.history({ type: 'register', plans });
+    } catch (error) {
+      // Not registered (a full disk, a busy store): these files are admitted again before the next discovery step.
+      this.unadmitted.push(...files.filter((f) => plans.some((p) => p.path === f.path)));
+      throw error;
+    }
     for (const plan of plans) {
       const state = table.activate(plan);
       table.observe(state, ...(await observe(plan.path)));
@@ -215,6 +227,7 @@ export class FileSources {
         }
         this.lanes.set(state.plan.id, { lane, state, batches: 0 });
       } catch (error) {
+        if (isCorruption(error) || isDiskFull(error)) throw error; // history.db itself (a retained chunk, a cursor), not the source
         const [seen] = await observe(state.plan.path);
         table.observe(state, seen, serializeError(toHistoryError(error, 'open source')));
       }
@@ -230,6 +243,10 @@ export class FileSources {
       try {
         chunks = await toCommitChunks(await collectBatch(lanes.map((a) => a.lane), this.options.limits), this.ports.resolveProject);
       } catch (error) {
+        if (isCorruption(error) || lanes.some((a) => isCorruption(a.lane.failure))) {
+          await this.closeLanes(lanes);
+          throw lanes.find((a) => isCorruption(a.lane.failure))?.lane.failure ?? error;
+        }
         await this.dropLanes(lanes, error);
       }
     }
@@ -279,6 +296,13 @@ export class FileSources {
 
   problems(): SourceProblem[] {
     const list: SourceProblem[] = [];
+    for (const { root, files } of this.table.vanishedRoots(this.ports.discovery.rootPaths, this.passesSinceStart > 0)) {
+      list.push({
+        path: root,
+        code: 'SOURCE_GONE',
+        message: `none of the ${files} files captured from this folder exist any more (unmounted, moved or deleted?); what was captured stays retained, and capture resumes when they are back`,
+      });
+    }
     for (const state of this.table.all()) {
       if (state.problem !== null) list.push({ path: state.plan.path, code: state.problem.code, message: state.problem.message });
     }

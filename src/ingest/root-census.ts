@@ -8,7 +8,7 @@ import { constants } from 'node:fs';
 import { access, opendir, stat } from 'node:fs/promises';
 import type { HistoryPaths } from '../config/paths.ts';
 import { DiscoveryWalker } from '../sources/discovery.ts';
-import { sourceRoots, type NamedRoot } from './source-registry.ts';
+import { fileSourceRoots, type NamedRoot } from '../sources/file-modules.ts';
 
 export type RootState = 'found' | 'missing' | 'not-a-directory' | 'unreadable';
 
@@ -94,6 +94,6 @@ export async function censusOf(root: NamedRoot, options: CensusOptions = {}): Pr
 /** Every source root of `paths`, one after the other (each walk is streamed). */
 export async function censusAll(paths: HistoryPaths, options: CensusOptions = {}): Promise<RootCensus[]> {
   const out: RootCensus[] = [];
-  for (const root of sourceRoots(paths)) out.push(await censusOf(root, options));
+  for (const root of fileSourceRoots(paths)) out.push(await censusOf(root, options));
   return out;
 }

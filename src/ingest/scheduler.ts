@@ -11,12 +11,13 @@
 // it; any failure leaves committed state as it was and is retried.
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
-import { classify, serializeError, toHistoryError } from '../../protocols/errors.ts';
+import { classify, deserializeError, serializeError, toHistoryError } from '../../protocols/errors.ts';
 import type { CommitChunk, CommitResult, HistoryAsk } from '../../protocols/history.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
+import { isCorruption } from '../store/store-errors.ts';
 import { FileSources, type ActiveLane, type DiscoveryPort } from './file-sources.ts';
 import { CaptureMeter } from './capture-meter.ts';
 import { LatencyWindow } from './latency.ts';
@@ -25,6 +26,9 @@ import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
+
+/** Tries a once run gives a batch that found the disk full before it gives up (a cooldown apart). */
+const ONCE_FULL_TRIES = 3;
 
 export interface SchedulerPorts {
   readonly history: HistoryAsk;
@@ -71,6 +75,7 @@ export class Scheduler {
   private stopping = false;
   private wake: (() => void) | null = null;
   private handledRequest = 0;
+  private fullRetries = 0;
   readonly reindexer: Reindexer;
   private readonly now: () => number;
   readonly latency = new LatencyWindow(1000);
@@ -114,7 +119,7 @@ export class Scheduler {
     const reasons: PauseReason[] = [];
     if (this.pressure) reasons.push('pressure');
     if (!this.ports.settings().ingest) reasons.push('config');
-    if (this.now() < this.cooldownUntil) reasons.push('cooldown');
+    if (this.now() < this.cooldownUntil) reasons.push(this.lastError?.code === 'STORE_FULL' ? 'disk-full' : 'cooldown');
     return reasons;
   }
 
@@ -143,12 +148,17 @@ export class Scheduler {
           backlog = (await this.reindex()) || backlog;
         } catch (error) {
           this.fail(error);
+          // A damaged history.db: nothing more can be written until `agent-bridge recover`.
+          if (this.lastError?.code === 'STORE_CORRUPT') break;
         }
         backlog ||= files.discoveryRunning || this.pendingCount() > 0;
         this.phase = backlog ? 'ingesting' : 'idle';
         if (this.options.mode === 'once' && !backlog && files.passesSinceStart > 0 && this.lastError === null) break;
-        // Nobody waits out a cooldown in a once run: anything but a retryable error ends it.
-        if (this.options.mode === 'once' && this.lastError !== null && classify(this.lastError) !== 'retry') break;
+        // Nobody waits out a cooldown in a once run: anything but a retryable error ends it
+        // (a full disk after a few tries: space may come back soon, as it does for a service).
+        if (this.options.mode === 'once' && this.lastError !== null && classify(this.lastError) !== 'retry') {
+          if (this.lastError.code !== 'STORE_FULL' || ++this.fullRetries >= ONCE_FULL_TRIES) break;
+        }
         this.lastError = this.lastError !== null && this.now() < this.cooldownUntil ? this.lastError : null;
         await this.sleep(backlog ? (this.options.pace === 'max' ? 0 : limits.backlogIntervalMs) : limits.idlePollMs);
       }
@@ -157,7 +167,7 @@ export class Scheduler {
       for (const provider of this.ports.providers) await provider.close().catch(() => undefined);
       this.phase = 'stopped';
     }
-    if (this.options.mode === 'once' && this.lastError !== null) throw toHistoryError(this.lastError);
+    if ((this.options.mode === 'once' || this.lastError?.code === 'STORE_CORRUPT') && this.lastError !== null) throw deserializeError(this.lastError);
   }
 
   private fail(error: unknown): void {
@@ -236,6 +246,7 @@ export class Scheduler {
         const batch = await provider.next();
         if (batch !== null) rows.push(batch);
       } catch (error) {
+        if (isCorruption(error)) throw error; // history.db itself, not the provider's source
         this.lastError = serializeError(toHistoryError(error, `read ${provider.name}`));
       }
     }

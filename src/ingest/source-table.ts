@@ -3,6 +3,7 @@
 // Purely in memory; the committed cursors it holds are copies of what the
 // history actor wrote.
 
+import { sep } from 'node:path';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
@@ -138,6 +139,27 @@ export class SourceTable {
       for (const row of this.stored.values()) if (!this.byId.has(row.id) && isFileFormat(row.format)) n++;
     }
     return n;
+  }
+
+  /**
+   * Roots none of whose captured files exist any more (an unmounted folder, a
+   * deleted projects directory), with how many files were captured from
+   * them. Stored sources no discovery found again count once a pass is
+   * complete, like goneCount.
+   */
+  vanishedRoots(roots: readonly string[], passComplete: boolean): Array<{ root: string; files: number }> {
+    const counts = new Map<string, { files: number; gone: number }>();
+    const count = (path: string, gone: boolean): void => {
+      const root = roots.find((r) => path.startsWith(r.endsWith(sep) ? r : `${r}${sep}`));
+      if (root === undefined) return;
+      const entry = counts.get(root) ?? { files: 0, gone: 0 };
+      entry.files++;
+      if (gone) entry.gone++;
+      counts.set(root, entry);
+    };
+    for (const state of this.byId.values()) count(state.plan.path, state.gone);
+    for (const row of this.stored.values()) if (!this.byId.has(row.id) && isFileFormat(row.format)) count(row.path, passComplete);
+    return [...counts].filter(([, c]) => c.files > 0 && c.gone === c.files).map(([root, c]) => ({ root, files: c.files }));
   }
 
   /** Whether a visit could capture something or must decide on a new generation. */

@@ -13,9 +13,10 @@
 // removed).
 
 import { randomUUID } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
+import { writeJsonFile } from '../config/json-file.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from '../store/open.ts';
 import { failureOf, readMigrationRow, writeMigrationRow } from './migration-row.ts';
@@ -37,10 +38,7 @@ export function readRetryRequest(paths: HistoryPaths): string | null {
 /** Ask a running service to retry (replaces any earlier request atomically). Returns the nonce. */
 export function writeRetryRequest(paths: HistoryPaths): string {
   const nonce = randomUUID();
-  const target = retryRequestPath(paths);
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ nonce, requestedAt: Date.now(), pid: process.pid })}\n`, { mode: 0o600 });
-  renameSync(temp, target);
+  writeJsonFile(retryRequestPath(paths), { nonce, requestedAt: Date.now(), pid: process.pid });
   return nonce;
 }
 

@@ -18,6 +18,7 @@ import { HistoryError, serializeError, toHistoryError } from '../../protocols/er
 import type { MigrationPass, MigrationPhase, MigrationProgress, TailBatch } from '../../protocols/migration.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistoryPaths } from '../config/paths.ts';
+import { diskFull, isDiskFull } from '../store/store-errors.ts';
 import type { Db } from '../store/open.ts';
 import { openLegacyReader } from '../store/read-path.ts';
 import { copyPass, snapshotVerifyPass, verifyPass } from './chunk-passes.ts';
@@ -139,7 +140,7 @@ export class MigrationRunner {
         this.retrying = false;
         return this.progress();
       } catch (error) {
-        let shape = serializeError(error);
+        let shape = serializeError(isDiskFull(error) ? diskFull(this.options.paths.bridgeHome, error, 'the migration') : error);
         this.retrying = false;
         if (shape.code === 'STOPPED' || this.gate.stopping) return this.progress();
         if (latches(shape)) {

@@ -13,6 +13,7 @@ import { parseConversationRequest, parseSearchRequest } from '../../protocols/se
 import type { HistoryPaths } from '../config/paths.ts';
 import { canonicalProjectSync } from '../project/canonical.ts';
 import { conversationPage } from '../store/conversation-page.ts';
+import { onStore } from '../store/store-errors.ts';
 import { openReadStore, type ReadStore } from '../store/read-path.ts';
 import { search, type SearchOptions } from '../store/search.ts';
 
@@ -49,7 +50,8 @@ export class HistoryReader {
     const store = this.current();
     if (store.db === null) return { engine: 'fts5', hits: [], truncated: false, store: 'none' };
     try {
-      return { ...search(store.db, request, { ...this.options.search, projectPaths }), store: store.source };
+      const db = store.db;
+      return { ...onStore(db.name, () => search(db, request, { ...this.options.search, projectPaths })), store: store.source };
     } catch (error) {
       throw toHistoryError(error, 'search history');
     }
@@ -61,7 +63,8 @@ export class HistoryReader {
     const store = this.current();
     if (store.db === null) return { conversation: null, records: [], next: null };
     try {
-      return conversationPage(store.db, parsed.value);
+      const db = store.db;
+      return onStore(db.name, () => conversationPage(db, parsed.value));
     } catch (error) {
       throw toHistoryError(error, 'read conversation');
     }

@@ -27,6 +27,8 @@ const SKIP_KEYS = new Set([
   'sourceToolAssistantUUID', 'level', 'subtype', 'operation', 'compactMetadata', 'origin', 'teamName', 'caller',
   'media_type', 'is_error', 'interrupted', 'isImage', 'numLines', 'startLine', 'totalLines', 'totalDurationMs',
   'totalTokens', 'totalToolUseCount', 'durationMs', 'filePath', 'spawnDepth', 'agentType',
+  // progress records (hook and agent progress): ids of the tool use they report on, the hook's event and name
+  'parentToolUseID', 'hookEvent', 'hookName',
 ]);
 
 const SIDECHAIN = /"isSidechain"\s*:\s*true/;

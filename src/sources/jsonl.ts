@@ -10,6 +10,7 @@
 // 100 MB line stays findable.
 
 import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
+import { withoutControls } from '../text/controls.ts';
 import { fragmentText, withoutTrailingToken } from '../text/extract.ts';
 
 export interface DecodedLine {
@@ -119,7 +120,7 @@ export function parseTextChunk(task: ParseTask): ParseResult {
   const buf = Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength);
   if (buf.length === 0) return { bytes: task.bytes, segments: [], hints: NO_HINTS };
   const complete = buf[buf.length - 1] === 10;
-  const text = task.carry + buf.toString('utf8');
+  const text = withoutControls(task.carry + buf.toString('utf8'));
   const segment: Segment = {
     offset: task.offset,
     length: buf.length,

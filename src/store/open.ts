@@ -6,7 +6,9 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { type Db, openQueryOnly } from '../sqlite/open.ts';
+import { damagedStore, onStore } from './store-errors.ts';
 import { fold } from '../text/fold.ts';
+import { GENERATIONS_SQL, fillGenerations } from './generations.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
 
@@ -52,6 +54,11 @@ function assertVersion(db: Db, path: string): number {
       { path },
     );
   }
+  // Version 0 is a new, empty file; one that already holds tables is some other database put in history.db's place.
+  if (version === 0) {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 4").pluck().all() as string[];
+    if (tables.length > 0) throw damagedStore(path, new Error(`it is not a history store: it holds other tables (${tables.join(', ')}${tables.length === 4 ? ', ...' : ''})`));
+  }
   return version;
 }
 
@@ -65,6 +72,10 @@ export interface WriterOptions {
  * writer lock: schema creation and every later write assume a single writer.
  */
 export function openWriter(path: string, options: WriterOptions = {}): Db {
+  return onStore(path, () => openWritable(path, options));
+}
+
+function openWritable(path: string, options: WriterOptions): Db {
   const db = new Database(path);
   try {
     db.pragma(`busy_timeout = ${WRITER_BUSY_TIMEOUT_MS}`);
@@ -84,6 +95,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
         if (!hasTable(db, 'history_conversation_stats')) {
           db.exec(STATS_SQL);
           db.exec(STATS_FILL_SQL);
+        }
+        if (!hasTable(db, 'history_generations')) {
+          db.exec(GENERATIONS_SQL);
+          fillGenerations(db);
         }
         return;
       }
@@ -105,6 +120,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
  */
 export function openReader(path: string): Db | null {
   if (!existsSync(path)) return null;
+  return onStore(path, () => openReadable(path));
+}
+
+function openReadable(path: string): Db | null {
   const db = openQueryOnly(path, READER_BUSY_TIMEOUT_MS);
   try {
     const version = assertVersion(db, path);

@@ -6,6 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import type { HistoryPaths } from '../config/paths.ts';
+import { damagedStore, isCorruption, onStore } from './store-errors.ts';
 import type { Db } from './open.ts';
 import { openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
 import { openQueryOnly } from '../sqlite/open.ts';
@@ -23,8 +24,9 @@ export function migrationVerified(history: Db): boolean {
   try {
     const row = history.prepare('SELECT status FROM history_migration WHERE version = 1').get() as { status: string } | undefined;
     return row?.status === 'verified';
-  } catch {
-    return false;
+  } catch (error) {
+    if (isCorruption(error)) throw damagedStore(history.name, error);
+    return false; // a store from before the migration table: not migrated
   }
 }
 
@@ -43,7 +45,7 @@ export function openReadStore(paths: HistoryPaths): ReadStore {
   const history = openReader(paths.historyDb);
   if (history !== null && migrationVerified(history)) return { db: history, source: 'history', path: paths.historyDb };
   const bridge = openLegacyReader(paths.bridgeDb);
-  if (bridge !== null && hasLegacyHistory(bridge)) {
+  if (bridge !== null && onStore(paths.bridgeDb, () => hasLegacyHistory(bridge))) {
     history?.close();
     return { db: bridge, source: 'legacy', path: paths.bridgeDb };
   }

@@ -6,6 +6,8 @@
 // type or constraint that differs here would make a faithful copy impossible.
 // Our own additions are separate tables and indexes, never new columns.
 
+import { GENERATIONS_SQL } from './generations.ts';
+
 export const SCHEMA_VERSION = 1;
 
 /** The legacy history/conversation tables, in the order the migration copies them. */
@@ -292,5 +294,5 @@ export interface SchemaParts {
 
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
-  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, OWN_INDEXES_SQL].join('\n');
+  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, GENERATIONS_SQL, OWN_INDEXES_SQL].join('\n');
 }

@@ -2,6 +2,9 @@
 // metadata. A source module names the keys that are metadata for its format;
 // everything else that is a string is text. Tolerant by design: unknown
 // record types and fields are indexed, so new CLI versions stay searchable.
+// Terminal escapes and control characters become spaces (controls.ts).
+
+import { withoutControls } from './controls.ts';
 
 export interface ExtractOptions {
   /** Keys whose values are metadata (ids, times, paths, model names...). */
@@ -44,7 +47,7 @@ export function extractText(value: unknown, options: ExtractOptions): string {
       }
     }
     if (text.length >= OPAQUE_MIN && OPAQUE.test(text)) return;
-    pieces.push(text);
+    pieces.push(withoutControls(text));
   };
 
   const walk = (v: unknown, depth: number): void => {
@@ -78,9 +81,11 @@ const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/',
  * so that `\n` does not glue onto the next word and `\u00e9` reads as é.
  */
 export function fragmentText(raw: string): string {
-  if (raw.indexOf('\\') === -1) return raw;
-  return raw.replace(ESCAPE, (_m, hex: string | undefined, simple: string | undefined) =>
-    hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (SIMPLE_ESCAPES[simple as string] ?? ''),
+  if (raw.indexOf('\\') === -1) return withoutControls(raw);
+  return withoutControls(
+    raw.replace(ESCAPE, (_m, hex: string | undefined, simple: string | undefined) =>
+      hex !== undefined ? String.fromCharCode(parseInt(hex, 16)) : (SIMPLE_ESCAPES[simple as string] ?? ''),
+    ),
   );
 }
 

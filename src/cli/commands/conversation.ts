@@ -2,10 +2,11 @@
 // One page of a conversation's retained records (get_conversation), or with
 // --all every page. --raw writes the records' exact bytes, in record id
 // order, to stdout; --json prints the page object (with --all: one page
-// object per line).
+// object per line) with each record's text; --json --raw adds each record's
+// exact bytes as base64 (`raw`), which is get_conversation's own shape.
 
 import { HistoryError } from '../../../protocols/errors.ts';
-import { CONVERSATION_LIMIT, type GetConversationOutput } from '../../../protocols/search.ts';
+import { CONVERSATION_LIMIT, type ConversationRecord, type GetConversationOutput } from '../../../protocols/search.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { HistoryReader } from '../../read/history-reader.ts';
 import { UsageError, intFlag, parse } from '../args.ts';
@@ -42,9 +43,13 @@ async function human(page: GetConversationOutput): Promise<void> {
   }
 }
 
+/** The page as --json prints it without --raw: every record's text, not its bytes. */
+function withoutRaw(page: GetConversationOutput): Omit<GetConversationOutput, 'records'> & { records: Array<Omit<ConversationRecord, 'raw'>> } {
+  return { ...page, records: page.records.map(({ raw: _raw, ...rest }) => rest) };
+}
+
 export async function conversation(argv: readonly string[]): Promise<number> {
   const { flags, positionals } = parse(argv, FLAGS, { min: 1, max: 1, names: '<conversation id>' });
-  if (flags.raw === true && flags.json === true) throw new UsageError('--raw and --json cannot be combined');
   const id = positionals[0] as string;
   let after = intFlag(flags.after, 'after', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
   const limit = intFlag(flags.limit, 'limit', CONVERSATION_LIMIT);
@@ -58,11 +63,12 @@ export async function conversation(argv: readonly string[]): Promise<number> {
         if (error instanceof HistoryError && error.code === 'BAD_INPUT') throw new UsageError(error.message);
         throw error;
       }
-      if (flags.raw === true) {
+      if (flags.json === true) {
+        const shown = flags.raw === true ? page : withoutRaw(page);
+        if (flags.all === true) await write(`${JSON.stringify(shown)}\n`);
+        else printJson(shown);
+      } else if (flags.raw === true) {
         for (const r of page.records) await write(Buffer.from(r.raw, 'base64'));
-      } else if (flags.json === true) {
-        if (flags.all === true) await write(`${JSON.stringify(page)}\n`);
-        else printJson(page);
       } else {
         if (first) await write(header(page, id));
         await human(page);

@@ -3,6 +3,7 @@
 
 import { HistoryError } from '../../../protocols/errors.ts';
 import { resolvePaths } from '../../config/paths.ts';
+import { onStore } from '../../store/store-errors.ts';
 import { openReader } from '../../store/open.ts';
 import { generationsOf, retainedChunks } from '../../store/records.ts';
 import { intFlag, parse } from '../args.ts';
@@ -14,16 +15,22 @@ async function write(bytes: Uint8Array): Promise<void> {
 export async function raw(argv: readonly string[]): Promise<number> {
   const { flags, positionals } = parse(argv, { generation: { type: 'string' } }, { min: 1, max: 1, names: '<source-id>' });
   const source = positionals[0] as string;
-  const db = openReader(resolvePaths().historyDb);
+  const path = resolvePaths().historyDb;
+  const db = openReader(path);
   if (db === null) throw new HistoryError('BAD_INPUT', 'no history has been captured yet (history.db does not exist)');
   try {
-    const generations = generationsOf(db, source);
+    const generations = onStore(path, () => generationsOf(db, source));
     if (generations.length === 0) throw new HistoryError('BAD_INPUT', `unknown source: ${source} (see \`agent-bridge sources\`)`);
     const generation = intFlag(flags.generation, 'generation', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? (generations.at(-1) as number);
     if (!generations.includes(generation)) {
       throw new HistoryError('BAD_INPUT', `source ${source} has no generation ${generation} (it has ${generations.join(', ')})`);
     }
-    for (const chunk of retainedChunks(db, source, generation)) await write(chunk.raw);
+    const chunks = retainedChunks(db, source, generation);
+    for (;;) {
+      const next = onStore(path, () => chunks.next());
+      if (next.done === true) break;
+      await write(next.value.raw);
+    }
     return 0;
   } finally {
     db.close();

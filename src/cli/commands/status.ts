@@ -8,15 +8,20 @@
 
 import { existsSync } from 'node:fs';
 import type { MigrationProgress } from '../../../protocols/migration.ts';
+import type { HistoryErrorShape } from '../../../protocols/errors.ts';
+import { serializeError } from '../../../protocols/errors.ts';
 import type { HistoryStatus } from '../../../protocols/service.ts';
 import type { ConfigStatus } from '../../../protocols/settings.ts';
 import { validateConfigFile } from '../../config/config-file.ts';
+import type { HistoryPaths } from '../../config/paths.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { ingestEnvDisabled } from '../../config/settings.ts';
 import { openReader } from '../../store/open.ts';
 import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
+import type { StoreCounts as Counts } from '../../../protocols/history.ts';
 import { storeCounts } from '../../store/counts.ts';
+import { isCorruption, onStore } from '../../store/store-errors.ts';
 import { parse } from '../args.ts';
 import { problemLine, reportConfigProblems } from '../config-report.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
@@ -29,13 +34,32 @@ export interface StatusReport {
   readonly historyDb: string;
   readonly phase: string;
   readonly writer: { readonly pid: number | null };
-  readonly counts: ReturnType<typeof storeCounts> | null;
+  readonly counts: Counts | null;
   readonly service: HistoryStatus | null;
   /** Legacy bridge.db → history.db migration; null before history.db exists. */
   readonly migration: MigrationProgress | null;
   readonly ingestDisabledByEnv: boolean;
   /** The bridge home's config.json, read now: its errors and warnings. */
   readonly config: ConfigStatus;
+  /** history.db could not be read (damaged: see `agent-bridge recover`); null when it reads fine. */
+  readonly storeError: HistoryErrorShape | null;
+}
+
+/** What history.db holds and how far its migration is; a damaged store is reported, not thrown. */
+function readStore(paths: HistoryPaths): { counts: Counts | null; migration: MigrationProgress | null; error: HistoryErrorShape | null } {
+  try {
+    const db = existsSync(paths.historyDb) ? openReader(paths.historyDb) : null;
+    let counts: Counts | null = null;
+    try {
+      counts = db === null ? null : onStore(paths.historyDb, () => storeCounts(db));
+    } finally {
+      db?.close();
+    }
+    return { counts, migration: onStore(paths.historyDb, () => readMigrationProgress(paths)), error: null };
+  } catch (error) {
+    if (!isCorruption(error)) throw error;
+    return { counts: null, migration: null, error: serializeError(error) };
+  }
 }
 
 export async function status(argv: readonly string[]): Promise<number> {
@@ -44,22 +68,24 @@ export async function status(argv: readonly string[]): Promise<number> {
   // Text output shows the problems itself; with --json they also go to stderr for the person running it.
   const config: ConfigStatus = { file: paths.configJson, problems: flags.json === true ? reportConfigProblems(paths) : validateConfigFile(paths.configJson) };
   const owner = WriterLock.liveOwner(paths.writerLock);
-  const db = existsSync(paths.historyDb) ? openReader(paths.historyDb) : null;
-  const counts = db === null ? null : storeCounts(db);
-  db?.close();
+  const stored = readStore(paths);
+  const counts = stored.counts;
   const published = readStatusFile(paths);
   // A status file left by a process that is no longer the writer is history, not live state.
   const service = published !== null && owner !== null && published.writer.pid === owner.pid ? published : null;
   const disabled = ingestEnvDisabled();
   const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
-  const migration = service?.migration ?? readMigrationProgress(paths);
-  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled, config };
+  const migration = service?.migration ?? stored.migration;
+  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled, config, storeError: stored.error };
+  const code = stored.error === null ? 0 : 1;
   if (flags.json === true) {
     printJson(report);
-    return 0;
+    return code;
   }
   const lines = [`history: ${phase}${owner !== null ? ` (writer pid ${owner.pid})` : ''}`, `store:   ${paths.historyDb}`];
-  if (counts !== null) {
+  if (stored.error !== null) {
+    lines.push(`         damaged: ${stored.error.message}`);
+  } else if (counts !== null) {
     lines.push(`         ${counts.sources} sources, ${counts.conversations} conversations, ${counts.records} records (${formatBytes(counts.rawBytes)}), ${counts.documents} documents`);
   } else {
     lines.push('         nothing captured yet');
@@ -78,5 +104,5 @@ export async function status(argv: readonly string[]): Promise<number> {
     lines.push(`updated: ${formatTime(service.updatedAt)}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
+  return code;
 }
