@@ -16,6 +16,7 @@ import type { SourceCursor } from '../store/source-rows.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
+import { continuesCursor, resolveSource } from './source-moves.ts';
 import type { HistoryAsk } from './scheduler.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
 
@@ -40,6 +41,7 @@ export interface FileSourceOptions {
   /** Whether an unfinished last line may be captured now, given the file's mtime. */
   readonly settled: (mtimeMs: number) => boolean;
   readonly now: () => number;
+  readonly mode: 'serve' | 'once';
 }
 
 export interface ActiveLane {
@@ -79,21 +81,27 @@ export class FileSources {
   async discover(): Promise<void> {
     if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return;
     this.discoveryRunning = true;
+    this.table.passRunning = true;
     const step = await this.ports.discovery.step();
     await this.admit(step.files);
     if (step.passComplete) {
       this.discoveryRunning = false;
+      this.table.passRunning = false;
       this.passesSinceStart++;
+      this.table.passes = this.passesSinceStart;
       this.lastPassAt = this.options.now();
-      this.discoveryDueAt = this.options.now() + this.options.limits.discoveryRevisitMs;
+      // A once run does not wait out the revisit interval for files that wait for a pass (a replaced file).
+      const again = this.options.mode === 'once' && this.table.deferredCount() > 0;
+      this.discoveryDueAt = again ? 0 : this.options.now() + this.options.limits.discoveryRevisitMs;
     }
   }
 
-  /** Observe found files; classify and register the new ones. */
+  /** Observe found files; classify and register the new ones (see source-moves.ts for which source a path is). */
   private async admit(files: readonly Found[]): Promise<void> {
     const table = this.table;
     const plans: SourcePlan[] = [];
-    for (const found of files) {
+    const queue = [...files];
+    for (let found = queue.shift(); found !== undefined; found = queue.shift()) {
       const known = table.byPathGet(found.path);
       if (known !== undefined) {
         table.observe(known, ...(await observe(found.path)));
@@ -105,29 +113,34 @@ export class FileSources {
       } catch {
         plan = null; // unreadable header: rediscovered next pass
       }
-      if (plan !== null) plans.push(await this.resolveMove(plan));
+      if (plan === null) continue;
+      const resolution = await resolveSource(table, plan.path, plan.id, { observe: async (path) => (await observe(path))[0], continues: continuesCursor });
+      plan = { ...plan, id: resolution.id };
+      if (resolution.kind !== 'moved') {
+        plans.push(plan);
+        continue;
+      }
+      // Recorded before anything is read at the new path. The old path, if a new file took it, is then a path of its own.
+      this.ports.history({ type: 'move', id: resolution.id, path: plan.path });
+      table.moved(resolution.id, plan.path);
+      const vacated = table.get(resolution.id)?.plan.path === resolution.from;
+      await this.activate([plan]);
+      if (vacated) {
+        const again = await this.ports.discovery.locate(resolution.from);
+        if (again !== null) queue.push(again);
+      }
     }
+    await this.activate(plans);
+  }
+
+  /** Register sources (and their conversations), then track them. */
+  private async activate(plans: readonly SourcePlan[]): Promise<void> {
     if (plans.length === 0) return;
     this.ports.history({ type: 'register', plans });
     for (const plan of plans) {
-      const state = table.activate(plan);
-      table.observe(state, ...(await observe(plan.path)));
+      const state = this.table.activate(plan);
+      this.table.observe(state, ...(await observe(plan.path)));
     }
-  }
-
-  /** A new path whose identity is a stored source's that is gone from its old path: the file moved. */
-  private async resolveMove(plan: SourcePlan): Promise<SourcePlan> {
-    const table = this.table;
-    const [seen] = await observe(plan.path);
-    if (seen === null) return plan;
-    const previousId = table.sourceWithIdentity(seen.identity);
-    if (previousId === undefined || previousId === plan.id) return plan;
-    const previousPath = table.get(previousId)?.plan.path ?? table.storedRow(previousId)?.path;
-    if (previousPath === undefined) return plan;
-    const [atOldPath] = await observe(previousPath);
-    if (atOldPath !== null && atOldPath.identity === seen.identity) return plan; // a hard link: capture both
-    this.ports.history({ type: 'move', id: previousId, path: plan.path });
-    return { ...plan, id: previousId };
   }
 
   /** Stat watched files first, then (every idle poll interval) a bounded round-robin slice of all of them. */
@@ -164,9 +177,9 @@ export class FileSources {
     return list.sort((a, b) => Number(b.dirty) - Number(a.dirty) || a.visits - b.visits);
   }
 
-  /** File sources waiting for a visit, plus those being read. */
+  /** File sources waiting for a visit, plus those being read (and, in a once run, those waiting for a pass). */
   pendingCount(): number {
-    return this.pending().length + this.lanes.size;
+    return this.pending().length + this.lanes.size + (this.options.mode === 'once' ? this.table.deferredCount() : 0);
   }
 
   goneCount(): number {

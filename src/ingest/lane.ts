@@ -14,6 +14,7 @@ import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
 import { CARRY_MAX, carryOf } from '../text/extract.ts';
 import type { SourceCursor } from '../store/source-rows.ts';
+import { readAt } from './read-at.ts';
 
 export interface LaneSource {
   readonly id: string;
@@ -51,17 +52,6 @@ export interface LaneStart {
    * file truncated to nothing is not examined again and again).
    */
   readonly cursorUpdate: Partial<SourceCursor> | null;
-}
-
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
-  const buffer = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return filled === length ? buffer : buffer.subarray(0, filled);
 }
 
 async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {

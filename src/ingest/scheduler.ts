@@ -123,7 +123,7 @@ export class Scheduler {
 
   /** Runs until stopped (serve) or until no work remains (once). */
   async run(): Promise<void> {
-    const files = new FileSources(this.ports, { limits: this.options.limits, settled: this.settled, now: this.now });
+    const files = new FileSources(this.ports, { limits: this.options.limits, settled: this.settled, now: this.now, mode: this.options.mode });
     this.files = files;
     if (this.options.reindex === true && this.ports.history({ type: 'reindexProgress' }) === null) {
       this.ports.history({ type: 'beginReindex', requestedAt: this.now() });

@@ -8,6 +8,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import { fold } from '../text/fold.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
+import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
 
 export type Db = Database.Database;
 
@@ -75,6 +76,7 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
     const create = db.transaction(() => {
       if (assertVersion(db, path) === SCHEMA_VERSION) {
         db.exec(OWN_INDEXES_SQL);
+        db.exec(SOURCE_PATHS_SQL);
         if (!hasTable(db, 'history_document_facets')) {
           db.exec(FACETS_SQL);
           db.exec(FACETS_FILL_SQL);

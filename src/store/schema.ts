@@ -6,6 +6,8 @@
 // type or constraint that differs here would make a faithful copy impossible.
 // Our own additions are separate tables and indexes, never new columns.
 
+import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
+
 export const SCHEMA_VERSION = 1;
 
 /** The legacy history/conversation tables, in the order the migration copies them. */
@@ -261,5 +263,5 @@ export interface SchemaParts {
 
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
-  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, OWN_INDEXES_SQL].join('\n');
+  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, OWN_INDEXES_SQL, SOURCE_PATHS_SQL].join('\n');
 }
