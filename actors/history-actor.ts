@@ -9,6 +9,7 @@ import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
 import { retainedChunks, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
+import { loadScrubProgress, spanAt, spansFrom } from '../src/store/scrub-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
 
 export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
@@ -37,6 +38,14 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return this.writer.touch(message.id, message.facts);
       case 'retained':
         return retainedChunks(this.db, message.source, message.generation);
+      case 'spansFrom':
+        return spansFrom(this.db, message.source, message.generation, message.offset, message.maxBytes);
+      case 'spanAt':
+        return spanAt(this.db, message.source, message.generation, message.offset);
+      case 'scrubProgress':
+        return loadScrubProgress(this.db);
+      case 'saveScrub':
+        return this.writer.saveScrub(message.progress);
       case 'counts':
         return this.writer.counts();
       case 'cursors':

@@ -7,6 +7,7 @@ import type { StoreCounts } from '../src/store/writer.ts';
 import type { RetainedVersion } from '../src/store/records.ts';
 import type { SourcePlan } from '../src/sources/source-module.ts';
 import type { RowBatch } from '../src/ingest/provider.ts';
+import type { RetainedSpan, ScrubProgress } from '../src/store/scrub-store.ts';
 
 export type HistoryMessage =
   /** Every stored file source with its cursor. */
@@ -21,6 +22,12 @@ export type HistoryMessage =
   | { readonly type: 'touch'; readonly id: string; readonly facts: Partial<SourceCursor> }
   /** Retained chunks of one generation, in offset order (read outside transactions). */
   | { readonly type: 'retained'; readonly source: string; readonly generation: number }
+  /** Records of one generation from an offset on, up to a byte budget (the scrubber compares them with the file). */
+  | { readonly type: 'spansFrom'; readonly source: string; readonly generation: number; readonly offset: number; readonly maxBytes: number }
+  /** The record of one generation holding the byte at `offset` (spot checks when a file changes). */
+  | { readonly type: 'spanAt'; readonly source: string; readonly generation: number; readonly offset: number }
+  | { readonly type: 'scrubProgress' }
+  | { readonly type: 'saveScrub'; readonly progress: ScrubProgress }
   | { readonly type: 'counts' }
   /** Cursors whose key starts with `prefix` (a record provider loading its committed state). */
   | { readonly type: 'cursors'; readonly prefix: string }
@@ -44,6 +51,10 @@ export interface HistoryReplies {
   commit: CommitResult;
   touch: void;
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
+  spansFrom: RetainedSpan[];
+  spanAt: RetainedSpan | undefined;
+  scrubProgress: ScrubProgress;
+  saveScrub: void;
   counts: StoreCounts;
   cursors: Array<[string, string]>;
   versions: RetainedVersion[];

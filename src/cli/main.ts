@@ -18,7 +18,7 @@ type Command = (argv: readonly string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
   serve: { run: serve, usage: 'serve                              run the history service until stopped' },
-  ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
+  ingest: { run: ingest, usage: 'ingest --once [--pace spec|max] [--verify] capture everything pending (--verify: and prove it equals the files), then exit' },
   search: {
     run: search,
     usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--json]',

@@ -12,7 +12,8 @@ import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
 import type { SourcePlan } from '../sources/source-module.ts';
 import type { CommitChunk } from '../store/commit.ts';
-import type { SourceCursor } from '../store/source-rows.ts';
+import { EMPTY_CURSOR, type SourceCursor } from '../store/source-rows.ts';
+import type { ScrubTarget } from './scrubber.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
@@ -199,6 +200,9 @@ export class FileSources {
       parse: this.ports.parse,
       settled: this.options.settled,
       retained: (source, generation) => this.ports.history({ type: 'retained', source, generation }),
+      spanAt: (source, generation, offset) => this.ports.history({ type: 'spanAt', source, generation, offset }),
+      spotChecks: this.options.limits.spotChecks,
+      spotCheckBytes: this.options.limits.spotCheckBytes,
     };
   }
 
@@ -290,6 +294,32 @@ export class FileSources {
       // Bytes left behind at the end of a visit are an unfinished last line: wait for it to settle.
       active.state.waitingTail = seen !== null && seen.size > active.state.cursor.offset && active.lane.exhausted ? seen : null;
     }
+  }
+
+  // ---- what the scrubber sees (src/ingest/scrubber.ts) --------------------
+
+  /** Tracked file sources, in id order. */
+  scrubIds(): string[] {
+    return [...this.table.all()].map((s) => s.plan.id).sort();
+  }
+
+  /** A source the scrubber may compare now: not being read, nothing pending, the file as its cursor last saw it. */
+  scrubTarget(id: string): ScrubTarget | null {
+    const state = this.table.get(id);
+    if (state === undefined || this.lanes.has(id) || state.gone || state.problem !== null) return null;
+    const seen = state.observed;
+    if (seen === null || seen.identity !== state.cursor.identity || this.table.isPending(state, this.options.settled)) return null;
+    return { id, path: state.plan.path, cursor: state.cursor };
+  }
+
+  /** The scrubber found a byte of the captured prefix that differs from the file: capture it again as a new generation. */
+  restartGeneration(id: string): void {
+    const state = this.table.get(id);
+    if (state === undefined) return;
+    const facts: Partial<SourceCursor> = { ...EMPTY_CURSOR, facts: null, generation: state.cursor.generation + 1 };
+    this.ports.history({ type: 'touch', id, facts });
+    this.table.committed(id, { ...state.cursor, ...facts });
+    state.dirty = true;
   }
 
   problems(): SourceProblem[] {

@@ -32,6 +32,13 @@ export interface LaneDeps {
   readonly settled: (mtimeMs: number) => boolean;
   /** The retained chunks of a generation, in offset order (for a same-size rewrite check). */
   readonly retained: (source: string, generation: number) => Iterable<{ offset: number; raw: Uint8Array }>;
+  /** The retained record of a generation holding the byte at `offset` (spot checks). */
+  readonly spanAt: (source: string, generation: number, offset: number) => { offset: number; raw: Uint8Array } | undefined;
+  /** Windows of the captured prefix compared with the file when a lane continues a generation, and their size. */
+  readonly spotChecks: number;
+  readonly spotCheckBytes: number;
+  /** Where the windows lie, in [0, 1) of the captured prefix (Math.random unless a test decides). */
+  readonly random?: () => number;
 }
 
 export interface ReadyChunk {
@@ -52,6 +59,28 @@ export interface LaneStart {
    * file truncated to nothing is not examined again and again).
    */
   readonly cursorUpdate: Partial<SourceCursor> | null;
+}
+
+/**
+ * Whether `windows` random windows of the captured prefix [0, cursor.offset)
+ * still hold the retained bytes. Cheap (a few KiB read from the file and the
+ * store) and run each time a changed file is opened, so an edit in the middle
+ * of a file is often caught at once; the scrubber catches the rest.
+ */
+async function spotChecksPass(handle: FileHandle, source: LaneSource, deps: LaneDeps): Promise<boolean> {
+  const { offset: end, generation } = source.cursor;
+  const random = deps.random ?? Math.random;
+  for (let i = 0; i < deps.spotChecks; i++) {
+    const at = Math.floor(random() * end);
+    const span = deps.spanAt(source.id, generation, at);
+    if (span === undefined) continue; // no record there (a legacy gap): nothing to compare
+    const from = Math.max(span.offset, at - (deps.spotCheckBytes >> 1));
+    const to = Math.min(span.offset + span.raw.length, from + deps.spotCheckBytes, end);
+    const now = await readAt(handle, from, to - from);
+    const kept = span.raw.subarray(from - span.offset, to - span.offset);
+    if (Buffer.compare(Buffer.from(now.buffer, now.byteOffset, now.length), Buffer.from(kept.buffer, kept.byteOffset, kept.length)) !== 0) return false;
+  }
+  return true;
 }
 
 async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {
@@ -119,6 +148,7 @@ export class Lane {
         head: cursor.head === '' ? '' : sha256Hex(head),
       });
       let cursorUpdate: LaneStart['cursorUpdate'] = null;
+      if (check.verdict === 'continue' && cursor.offset > 0 && !(await spotChecksPass(handle, source, deps))) check = { verdict: 'new', reason: 'spot' };
       if (check.verdict === 'verify') {
         const same = await sameBytes(handle, deps.retained(source.id, cursor.generation), cursor.offset);
         check = same ? { verdict: 'continue' } : { verdict: 'new', reason: 'anchor' };

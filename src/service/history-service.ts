@@ -30,6 +30,8 @@ export interface HistoryServiceOptions {
   readonly pace?: Pace;
   /** Rebuild derived search data from retained records first. */
   readonly reindex?: boolean;
+  /** Once mode: compare every captured prefix with its file before finishing. */
+  readonly verify?: boolean;
   /** Called when the worker fails or restarts (the broker logs it). */
   readonly onEvent?: (event: { type: 'restart' | 'exit' | 'error'; detail: string }) => void;
 }
@@ -64,6 +66,7 @@ function disabledStatus(): HistoryStatus {
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
     malformedLines: 0,
+    scrub: null,
     reindex: { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null },
     problems: [],
     lastError: null,
@@ -102,7 +105,7 @@ export class HistoryService {
 
   constructor(private readonly options: HistoryServiceOptions = {}) {
     const env = options.env ?? process.env;
-    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec', reindex: options.reindex === true };
+    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec', reindex: options.reindex === true, verify: options.verify === true };
   }
 
   /** Whether the environment switch keeps the worker from starting. */

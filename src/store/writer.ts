@@ -15,6 +15,7 @@ import { ConversationIndex } from './conversations.ts';
 import type { Db } from './open.ts';
 import type { ReindexProgress } from './reindex-store.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
+import { type ScrubProgress, saveScrubProgress } from './scrub-store.ts';
 import type { SourceCursor, StoredSource } from './source-rows.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
 
@@ -150,6 +151,10 @@ export class HistoryWriter {
       saveReindexProgress(this.db, chunks.length > 0 ? { ...next, ...state } : next);
       return totals;
     });
+  }
+
+  saveScrub(progress: ScrubProgress): void {
+    this.transact(() => saveScrubProgress(this.db, progress));
   }
 
   counts(): Counts {

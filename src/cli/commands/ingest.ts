@@ -1,16 +1,19 @@
-// `agent-bridge ingest --once [--pace spec|max] [--json]`: the same pipeline
-// as serve, until no work remains.
+// `agent-bridge ingest --once [--pace spec|max] [--verify] [--json]`: the same
+// pipeline as serve, until no work remains. --verify then compares every
+// captured prefix with its file (one scrub sweep, unpaced) and captures a new
+// generation of any file that differs, before exiting.
 
+import type { ScrubStatus } from '../../../protocols/service.ts';
 import { HistoryService } from '../../service/history-service.ts';
 import { UsageError, choiceFlag, parse } from '../args.ts';
 import { migrationLines } from '../migration-text.ts';
 import { formatBytes, isTty, printJson } from '../output.ts';
 
 export async function ingest(argv: readonly string[]): Promise<number> {
-  const { flags } = parse(argv, { once: { type: 'boolean' }, pace: { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+  const { flags } = parse(argv, { once: { type: 'boolean' }, pace: { type: 'string' }, verify: { type: 'boolean' }, json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
   if (flags.once !== true) throw new UsageError('ingest needs --once (use `agent-bridge serve` to keep running)');
   const pace = choiceFlag(flags.pace, 'pace', ['spec', 'max'] as const) ?? 'spec';
-  const service = new HistoryService({ mode: 'once', pace });
+  const service = new HistoryService({ mode: 'once', pace, verify: flags.verify === true });
   if (service.disabled) {
     process.stderr.write('agent-bridge history: ingestion is disabled by AGENT_BRIDGE_HISTORY_INGEST\n');
     return 0;
@@ -37,11 +40,18 @@ export async function ingest(argv: readonly string[]): Promise<number> {
     if (flags.json === true) printJson(summary);
     else
       process.stdout.write(
-        `captured ${summary.records} records (${formatBytes(summary.rawBytes)}), ${summary.documents} documents in ${summary.batches} batches, ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,
+        `captured ${summary.records} records (${formatBytes(summary.rawBytes)}), ${summary.documents} documents in ${summary.batches} batches, ${(summary.elapsedMs / 1000).toFixed(1)} s\n${flags.verify === true ? verifyLine(summary.status.scrub) : ''}`,
       );
     return 0;
   } finally {
     if (progress !== null) clearInterval(progress);
     await service.stop();
   }
+}
+
+function verifyLine(scrub: ScrubStatus | null): string {
+  const sweep = scrub?.lastSweep;
+  if (scrub === null || sweep === null || sweep === undefined) return '';
+  const mismatch = sweep.mismatches === 0 || scrub.lastMismatch === null ? '' : `; last differing byte: ${scrub.lastMismatch.path} generation ${scrub.lastMismatch.generation} offset ${scrub.lastMismatch.offset}`;
+  return `verified: ${sweep.sources} files equal their captured bytes (${formatBytes(sweep.bytes)} compared); ${sweep.mismatches} differed and were captured again as a new generation${mismatch}\n`;
 }

@@ -16,6 +16,8 @@ import { storeCounts } from '../../store/counts.ts';
 import { parse } from '../args.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
 import { migrationLines } from '../migration-text.ts';
+import { scrubLines } from '../scrub-text.ts';
+import { loadScrubProgress, type ScrubProgress } from '../../store/scrub-store.ts';
 import { formatBytes, formatTime, isTty, printJson } from '../output.ts';
 
 export interface StatusReport {
@@ -28,6 +30,8 @@ export interface StatusReport {
   /** Legacy bridge.db → history.db migration; null before history.db exists. */
   readonly migration: MigrationProgress | null;
   readonly ingestDisabledByEnv: boolean;
+  /** What the scrubber has verified, as kept in history.db (the live service's view is service.scrub). */
+  readonly verified: ScrubProgress | null;
 }
 
 export async function status(argv: readonly string[]): Promise<number> {
@@ -36,6 +40,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   const owner = WriterLock.liveOwner(paths.writerLock);
   const db = existsSync(paths.historyDb) ? openReader(paths.historyDb) : null;
   const counts = db === null ? null : storeCounts(db);
+  const verified = db === null ? null : loadScrubProgress(db);
   db?.close();
   const published = readStatusFile(paths);
   // A status file left by a process that is no longer the writer is history, not live state.
@@ -43,7 +48,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   const disabled = ingestEnvDisabled();
   const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
   const migration = service?.migration ?? readMigrationProgress(paths);
-  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled };
+  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled, verified };
   if (flags.json === true) {
     printJson(report);
     return 0;
@@ -55,6 +60,7 @@ export async function status(argv: readonly string[]): Promise<number> {
     lines.push('         nothing captured yet');
   }
   if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty(), live: service !== null }));
+  lines.push(...scrubLines(service?.scrub ?? null, verified));
   if (service !== null) {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
