@@ -7,7 +7,7 @@ import type { Actor } from '../protocols/actor.ts';
 import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
-import { retainedChunks, versionsOf } from '../src/store/records.ts';
+import { retainedBytes, retainedChunks, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { loadScrubProgress, spanAt, spansFrom } from '../src/store/scrub-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
@@ -42,6 +42,8 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return spansFrom(this.db, message.source, message.generation, message.offset, message.maxBytes);
       case 'spanAt':
         return spanAt(this.db, message.source, message.generation, message.offset);
+      case 'retainedBytes':
+        return retainedBytes(this.db, message.source, message.generation, message.from, message.to);
       case 'scrubProgress':
         return loadScrubProgress(this.db);
       case 'saveScrub':

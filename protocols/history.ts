@@ -26,6 +26,8 @@ export type HistoryMessage =
   | { readonly type: 'spansFrom'; readonly source: string; readonly generation: number; readonly offset: number; readonly maxBytes: number }
   /** The record of one generation holding the byte at `offset` (spot checks when a file changes). */
   | { readonly type: 'spanAt'; readonly source: string; readonly generation: number; readonly offset: number }
+  /** Retained bytes [from, to) of one generation (the start of a line a lane continues), or null where a record is missing. */
+  | { readonly type: 'retainedBytes'; readonly source: string; readonly generation: number; readonly from: number; readonly to: number }
   | { readonly type: 'scrubProgress' }
   | { readonly type: 'saveScrub'; readonly progress: ScrubProgress }
   | { readonly type: 'counts' }
@@ -53,6 +55,7 @@ export interface HistoryReplies {
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
   spansFrom: RetainedSpan[];
   spanAt: RetainedSpan | undefined;
+  retainedBytes: Uint8Array | null;
   scrubProgress: ScrubProgress;
   saveScrub: void;
   counts: StoreCounts;

@@ -201,6 +201,7 @@ export class FileSources {
       settled: this.options.settled,
       retained: (source, generation) => this.ports.history({ type: 'retained', source, generation }),
       spanAt: (source, generation, offset) => this.ports.history({ type: 'spanAt', source, generation, offset }),
+      retainedBytes: (source, generation, from, to) => this.ports.history({ type: 'retainedBytes', source, generation, from, to }),
       spotChecks: this.options.limits.spotChecks,
       spotCheckBytes: this.options.limits.spotCheckBytes,
     };

@@ -8,7 +8,7 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
-import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, WHOLE_LINE_MAX, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
@@ -35,6 +35,8 @@ export interface LaneDeps {
   /** The retained record of a generation holding the byte at `offset` (spot checks). */
   readonly spanAt: (source: string, generation: number, offset: number) => { offset: number; raw: Uint8Array } | undefined;
   /** Windows of the captured prefix compared with the file when a lane continues a generation, and their size. */
+  /** Retained bytes [from, to) of a generation (the start of the line a lane continues), null where missing. */
+  readonly retainedBytes: (source: string, generation: number, from: number, to: number) => Uint8Array | null;
   readonly spotChecks: number;
   readonly spotCheckBytes: number;
   /** Where the windows lie, in [0, 1) of the captured prefix (Math.random unless a test decides). */
@@ -83,6 +85,16 @@ async function spotChecksPass(handle: FileHandle, source: LaneSource, deps: Lane
   return true;
 }
 
+/** The unfinished line's bytes after a chunk that ends inside it (a copy), or null when longer than WHOLE_LINE_MAX or its start is unknown. */
+export function nextLineHead(previous: Uint8Array | null, startsMidLine: boolean, bytes: Uint8Array): Uint8Array | null {
+  const newline = bytes.lastIndexOf(10);
+  if (newline !== -1) return bytes.length - newline - 1 <= WHOLE_LINE_MAX ? bytes.slice(newline + 1) : null;
+  if (startsMidLine && previous === null) return null;
+  const length = (startsMidLine ? (previous as Uint8Array).length : 0) + bytes.length;
+  if (length > WHOLE_LINE_MAX) return null;
+  return startsMidLine ? Buffer.concat([previous as Uint8Array, bytes]) : bytes.slice();
+}
+
 async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {
   let expected = 0;
   for (const { offset, raw } of chunks) {
@@ -105,6 +117,8 @@ export class Lane {
   /** First HEAD_BYTES bytes of the file, as far as read. */
   private headBytes: Uint8Array;
   private headDigest: string;
+  /** The bytes of the unfinished line before readOffset, while at most WHOLE_LINE_MAX; null when longer or unknown. */
+  private lineHead: Uint8Array | null;
   private size: number;
   private mtimeMs: number;
   private eof = false;
@@ -117,8 +131,9 @@ export class Lane {
     private readonly deps: LaneDeps,
     readonly start: LaneStart,
     private readonly identity: string,
-    facts: { size: number; mtimeMs: number; before: Uint8Array; head: Uint8Array },
+    facts: { size: number; mtimeMs: number; before: Uint8Array; head: Uint8Array; lineHead: Uint8Array | null },
   ) {
+    this.lineHead = facts.lineHead;
     this.readOffset = start.offset;
     this.size = facts.size;
     this.mtimeMs = facts.mtimeMs;
@@ -164,11 +179,15 @@ export class Lane {
         check,
         cursorUpdate,
       };
+      // The start of a line the cursor stopped inside, to index that line whole when it completes.
+      const lineLength = cursor.offset - cursor.lineStart;
+      const lineHead = !fresh && lineLength > 0 && lineLength <= WHOLE_LINE_MAX ? deps.retainedBytes(source.id, cursor.generation, cursor.lineStart, cursor.offset) : null;
       return new Lane(source, handle, deps, start, identity, {
         size: stat.size,
         mtimeMs: stat.mtimeMs,
         before: fresh ? new Uint8Array(0) : before,
         head: fresh ? new Uint8Array(0) : head,
+        lineHead,
       });
     } catch (error) {
       await handle.close();
@@ -239,6 +258,7 @@ export class Lane {
       mtimeMs: this.mtimeMs,
     };
     const endsLine = bytes[length - 1] === 10;
+    const lineHead = this.startsMidLine ? this.lineHead : null;
     const task: ParseTask = {
       format: this.source.format,
       bytes,
@@ -246,8 +266,11 @@ export class Lane {
       startsMidLine: this.startsMidLine,
       carry: this.carry,
       continues: !endsLine && end < after.size,
+      ...(lineHead === null ? {} : { lineHead }),
       context: this.source.context,
     };
+    // Copied now: the chunk's bytes are transferred to the parser.
+    this.lineHead = endsLine ? null : nextLineHead(lineHead, this.startsMidLine, bytes);
     this.carry = endsLine ? '' : carryOf(bytes.subarray(Math.max(0, length - CARRY_MAX)));
     this.startsMidLine = !endsLine;
     this.readOffset = end;
