@@ -18,6 +18,8 @@ import { HeaderCache } from '../src/sources/header.ts';
 import type { FileSourceModule, SourcePlan } from '../src/sources/source-module.ts';
 import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
+import type { SourceProblem } from '../protocols/service.ts';
+import { fsPath, isBytesPath } from '../src/os/byte-paths.ts';
 
 /**
  * Every file source format, one module each. The bridge home's own files
@@ -46,7 +48,8 @@ export class DiscoveryActor implements DiscoveryPort {
     this.roots = FILE_SOURCES.flatMap((module) => module.roots(paths).map((root) => ({ root, module })));
     this.walker = new DiscoveryWalker(this.roots, limits.discoveryStepEntries);
     this.headers = new HeaderCache(limits.headerCacheEntries);
-    this.watcher = new SourceWatch(this.roots.map((r) => r.root), onChange);
+    // A root in the exact bytes: form cannot be watched (chokidar names files by lossy strings): polling covers it.
+    this.watcher = new SourceWatch(this.roots.map((r) => r.root).filter((root) => !isBytesPath(root)), onChange);
   }
 
   get passes(): number {
@@ -55,6 +58,14 @@ export class DiscoveryActor implements DiscoveryPort {
 
   get refusedLinks(): number {
     return this.walker.refusedLinks;
+  }
+
+  get skipped(): readonly SourceProblem[] {
+    return this.walker.skipped;
+  }
+
+  get skippedCount(): number {
+    return this.walker.skippedCount;
   }
 
   get watchState(): { state: string; problem: string | null } {
@@ -70,7 +81,7 @@ export class DiscoveryActor implements DiscoveryPort {
       const rel = relative(root, path);
       if (rel === '' || rel.startsWith('..') || rel.startsWith(sep)) continue;
       try {
-        const stat = await lstat(path);
+        const stat = await lstat(fsPath(path));
         if (!stat.isFile()) return null;
       } catch {
         return null;

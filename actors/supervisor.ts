@@ -295,6 +295,7 @@ export class Supervisor {
         lastPassAt: scheduler?.lastPassAt ?? null,
         refusedLinks: running?.ingestion?.discovery.refusedLinks ?? 0,
         gone: scheduler?.goneCount() ?? 0,
+        skipped: running?.ingestion?.discovery.skippedCount ?? 0,
       },
       watch: running?.ingestion?.discovery.watchState ?? { state: 'off', problem: null },
       batches: {

@@ -101,6 +101,8 @@ export interface HistoryStatus {
     readonly refusedLinks: number;
     /** Captured files that no longer exist on disk; their bytes stay retained. */
     readonly gone: number;
+    /** Entries named like sources that are not regular files (a FIFO, a directory named *.jsonl), skipped; listed in problems. */
+    readonly skipped: number;
   };
   readonly watch: { readonly state: string; readonly problem: string | null };
   readonly batches: { readonly committed: number; readonly lastMs: number; readonly p50Ms: number; readonly p99Ms: number };

@@ -28,6 +28,8 @@ export interface DiscoveryPort {
   classify(found: Found): Promise<SourcePlan | null>;
   readonly passes: number;
   readonly refusedLinks: number;
+  /** Entries named like sources that are not regular files (FIFOs, directories named *.jsonl), in the last pass. */
+  readonly skipped: readonly SourceProblem[];
 }
 
 export interface FileSourcePorts {
@@ -324,7 +326,7 @@ export class FileSources {
   }
 
   problems(): SourceProblem[] {
-    const list: SourceProblem[] = [];
+    const list: SourceProblem[] = [...this.ports.discovery.skipped];
     for (const state of this.table.all()) {
       if (state.problem !== null) list.push({ path: state.plan.path, code: state.problem.code, message: state.problem.message });
     }

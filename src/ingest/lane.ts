@@ -7,7 +7,7 @@
 // Reads happen here, on open file handles, outside any transaction.
 
 import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
+import { openSourceFile } from '../os/source-file.ts';
 import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, WHOLE_LINE_MAX, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
@@ -147,7 +147,7 @@ export class Lane {
 
   /** Open the file and decide where capture continues (generation and offset). */
   static async open(source: LaneSource, deps: LaneDeps): Promise<Lane> {
-    const handle = await open(source.path, 'r');
+    const handle = await openSourceFile(source.path);
     try {
       const stat = await handle.stat();
       const identity = identityOf(stat);

@@ -16,11 +16,10 @@
 // (and what was verified) is kept in the store, so a restart continues the
 // sweep instead of starting over.
 
-import { open } from 'node:fs/promises';
 import type { Limits } from '../config/limits.ts';
 import type { ScrubStatus } from '../../protocols/service.ts';
 import type { ScrubConfig } from '../config/scrub-config.ts';
-import { fsPath } from '../os/byte-paths.ts';
+import { openSourceFile } from '../os/source-file.ts';
 import { identityOf } from '../sources/identity.ts';
 import type { ScrubProgress } from '../store/scrub-store.ts';
 import type { SourceCursor } from '../store/source-rows.ts';
@@ -144,7 +143,7 @@ export class Scrubber {
       return 0;
     }
     const end = target.cursor.offset;
-    const handle = await open(fsPath(target.path), 'r').catch(() => null);
+    const handle = await openSourceFile(target.path).catch(() => null);
     if (handle === null) {
       this.done(current, false);
       return 0;

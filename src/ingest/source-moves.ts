@@ -19,8 +19,7 @@
 import type { CursorFacts } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, sha256Hex } from '../sources/identity.ts';
 import { readAt } from './read-at.ts';
-import { open } from 'node:fs/promises';
-import { fsPath } from '../os/byte-paths.ts';
+import { openSourceFile } from '../os/source-file.ts';
 import type { Observation, SourceTable } from './source-table.ts';
 
 export type Resolution =
@@ -60,7 +59,7 @@ export async function resolveSource(table: SourceTable, path: string, wantedId: 
 /** Whether the file at `path` is at least `cursor.offset` long and has the head and anchor the cursor recorded. */
 export async function continuesCursor(path: string, cursor: CursorFacts): Promise<boolean> {
   if (cursor.offset === 0) return true;
-  const handle = await open(fsPath(path), 'r').catch(() => null);
+  const handle = await openSourceFile(path).catch(() => null);
   if (handle === null) return false;
   try {
     const stat = await handle.stat();

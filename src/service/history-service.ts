@@ -21,6 +21,7 @@ import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
 import { LIMITS } from '../config/limits.ts';
+import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 
@@ -62,7 +63,7 @@ function disabledStatus(): HistoryStatus {
     writer: { pid: null, self: false },
     counts: { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 },
     backlog: { sources: 0, bytes: 0 },
-    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0 },
+    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0, skipped: 0 },
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
     malformedLines: 0,
@@ -119,6 +120,8 @@ export class HistoryService {
 
   async start(): Promise<void> {
     if (this.disabled || this.worker !== null) return;
+    // A home that cannot be used (a path that is not UTF-8) is refused here, before any thread starts.
+    resolvePaths(this.startOptions.env as NodeJS.ProcessEnv);
     this.stopped = false;
     await this.spawn();
   }
@@ -130,7 +133,15 @@ export class HistoryService {
     this.startedAt = Date.now();
     worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: error.message }));
     worker.on('exit', (code) => this.exited(worker, code));
-    await unwrap(this.api.start(this.startOptions));
+    try {
+      await unwrap(this.api.start(this.startOptions));
+    } catch (error) {
+      // A worker that failed to start must not keep the process alive.
+      this.worker = null;
+      this.api = null;
+      await worker.terminate();
+      throw error;
+    }
     if (this.pressureOn) void this.api.pressure(true);
   }
 

@@ -2,12 +2,23 @@
 // entries per step (LIMITS.discoveryStepEntries), with no limit on depth or
 // on the total, so a huge tree is covered in many small steps instead of one
 // long scan. Symbolic links are never followed: a link below a root is
-// refused and counted, so nothing outside the roots is read.
+// refused and counted, so nothing outside the roots is read. Entry names are
+// read as bytes: a name that is not valid UTF-8 gives a path in the exact
+// `bytes:` form (src/os/byte-paths.ts), so it is captured from the real file.
+// What looks like a source but is no regular file (a FIFO, a socket, a
+// directory named *.jsonl) is skipped and listed in `skipped`.
 
-import type { Dir } from 'node:fs';
+import type { Dir, Dirent } from 'node:fs';
 import { opendir } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { SourceProblem } from '../../protocols/service.ts';
+import { childPath, fsPath, nameText } from '../os/byte-paths.ts';
+import { fileKind, notRegular } from '../os/source-file.ts';
 import type { DiscoveredFile, FileSourceModule } from './source-module.ts';
+
+/** Names of the files sources are made of (a non-regular entry so named is reported, not silently ignored). */
+const SOURCE_NAME = /\.(jsonl|json|txt|zst)$/;
+/** Skipped entries listed per pass, at most (the count goes on). */
+const SKIPPED_LISTED = 100;
 
 export interface DiscoveryRoot {
   readonly root: string;
@@ -37,6 +48,11 @@ export class DiscoveryWalker {
   /** Symbolic links seen and not followed, in the last pass. */
   refusedLinks = 0;
   passes = 0;
+  /** Entries named like sources that are not regular files, in the last complete pass (and how many in all). */
+  skipped: SourceProblem[] = [];
+  skippedCount = 0;
+  private skipping: SourceProblem[] = [];
+  private skippingCount = 0;
 
   constructor(
     private readonly roots: readonly DiscoveryRoot[],
@@ -47,6 +63,15 @@ export class DiscoveryWalker {
     this.stack = this.roots.map((r) => ({ path: r.root, relative: [], module: r.module })).reverse();
     this.passStarted = true;
     this.refusedLinks = 0;
+    this.skipping = [];
+    this.skippingCount = 0;
+  }
+
+  private skip(path: string, entry: Dirent<Buffer>): void {
+    this.skippingCount++;
+    if (this.skipping.length >= SKIPPED_LISTED) return;
+    const error = notRegular(path, fileKind(entry));
+    this.skipping.push({ path, code: error.code, message: entry.isDirectory() ? `${error.message} (a directory named like a transcript is not walked)` : error.message });
   }
 
   /** Read at most `stepEntries` directory entries. */
@@ -60,18 +85,21 @@ export class DiscoveryWalker {
         if (next === undefined) {
           this.passStarted = false;
           this.passes++;
+          this.skipped = this.skipping;
+          this.skippedCount = this.skippingCount;
           return { files, passComplete: true };
         }
         try {
-          this.current = { dir: await opendir(next.path, { bufferSize: this.stepEntries }), pending: next };
+          // Node reads the names as bytes with encoding 'buffer' (its typings only list string encodings).
+          this.current = { dir: await opendir(fsPath(next.path), { bufferSize: this.stepEntries, encoding: 'buffer' as BufferEncoding }), pending: next };
         } catch {
           continue; // a missing or unreadable directory: nothing to find there
         }
       }
       const { dir, pending } = this.current;
-      let entry;
+      let entry: Dirent<Buffer> | null;
       try {
-        entry = await dir.read();
+        entry = (await dir.read()) as unknown as Dirent<Buffer> | null;
       } catch {
         entry = null;
       }
@@ -81,11 +109,14 @@ export class DiscoveryWalker {
         continue;
       }
       entries++;
-      const path = join(pending.path, entry.name);
-      const relative = [...pending.relative, entry.name];
+      const path = childPath(pending.path, entry.name);
+      const name = nameText(entry.name);
+      const relative = [...pending.relative, name];
       if (entry.isSymbolicLink()) this.refusedLinks++;
+      else if (entry.isDirectory() && name.endsWith('.jsonl')) this.skip(path, entry);
       else if (entry.isDirectory()) this.stack.push({ path, relative, module: pending.module });
       else if (entry.isFile()) files.push({ path, relative, module: pending.module });
+      else if (SOURCE_NAME.test(name)) this.skip(path, entry);
     }
     return { files, passComplete: false };
   }

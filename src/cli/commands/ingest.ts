@@ -42,6 +42,12 @@ export async function ingest(argv: readonly string[]): Promise<number> {
       process.stdout.write(
         `captured ${summary.records} records (${formatBytes(summary.rawBytes)}), ${summary.documents} documents in ${summary.batches} batches, ${(summary.elapsedMs / 1000).toFixed(1)} s\n${flags.verify === true ? verifyLine(summary.status.scrub) : ''}`,
       );
+    // What was found but not captured (a FIFO named like a transcript, an unreadable file): said, not silent.
+    const problems = summary.status.problems;
+    if (flags.json !== true && problems.length > 0) {
+      for (const p of problems.slice(0, 20)) process.stderr.write(`agent-bridge ingest: ${p.path}: ${p.message} [${p.code}]\n`);
+      if (problems.length > 20) process.stderr.write(`agent-bridge ingest: ${problems.length - 20} more (see agent-bridge status)\n`);
+    }
     return 0;
   } finally {
     if (progress !== null) clearInterval(progress);
