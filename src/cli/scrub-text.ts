@@ -2,7 +2,7 @@
 // service when there is one, else from the progress kept in history.db.
 
 import type { ScrubStatus } from '../../protocols/service.ts';
-import type { ScrubProgress } from '../store/scrub-store.ts';
+import type { ScrubProgress } from '../../protocols/history.ts';
 import { formatBytes, formatTime } from './output.ts';
 
 export function scrubLines(live: ScrubStatus | null, stored: ScrubProgress | null): string[] {

@@ -13,10 +13,9 @@ import { LIMITS } from '../config/limits.ts';
 import { cutByLimit } from '../sources/chunker.ts';
 import { nextLineHead } from './lane.ts';
 import { CARRY_MAX, carryOf, fragmentText } from '../text/extract.ts';
-import type { CommitChunk } from '../store/commit.ts';
-import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../store/reindex-store.ts';
-import type { RecordProvider, RowBatch, RowDocument } from './provider.ts';
-import type { HistoryAsk } from './scheduler.ts';
+import type { CommitChunk, FileSourceRow, HistoryAsk, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
+import type { RecordProvider } from './provider.ts';
+import type { RowBatch, RowDocument } from '../../protocols/rows.ts';
 
 export interface ReindexPorts {
   readonly history: HistoryAsk;

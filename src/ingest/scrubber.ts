@@ -21,10 +21,9 @@ import type { ScrubStatus } from '../../protocols/service.ts';
 import type { ScrubConfig } from '../config/scrub-config.ts';
 import { openSourceFile } from '../os/source-file.ts';
 import { identityOf } from '../sources/identity.ts';
-import type { ScrubProgress } from '../store/scrub-store.ts';
-import type { SourceCursor } from '../store/source-rows.ts';
+import type { HistoryAsk, ScrubProgress } from '../../protocols/history.ts';
+import type { SourceCursor } from '../../protocols/sources.ts';
 import { readAt } from './read-at.ts';
-import type { HistoryAsk } from './scheduler.ts';
 
 /** A file source the scrubber may verify now: not being read, nothing pending, the file as the cursor saw it. */
 export interface ScrubTarget {

@@ -16,7 +16,7 @@
 // from the new path, so a process killed right after it finds the source at
 // its new path next time (rule 1 or 3).
 
-import type { CursorFacts } from '../sources/identity.ts';
+import type { CursorFacts } from '../../protocols/sources.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, sha256Hex } from '../sources/identity.ts';
 import { readAt } from './read-at.ts';
 import { openSourceFile } from '../os/source-file.ts';

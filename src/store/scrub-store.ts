@@ -3,36 +3,11 @@
 // history_cursors under `scrub` (one small row, rewritten at most every few
 // seconds; nothing else of its own). Read functions work on any connection.
 
+import type { RetainedSpan, ScrubProgress } from '../../protocols/history.ts';
 import type { Db } from './open.ts';
 import { prepared } from './statements.ts';
 
 export const SCRUB_KEY = 'scrub';
-
-export interface RetainedSpan {
-  readonly offset: number;
-  readonly raw: Uint8Array;
-}
-
-/** What the scrubber has verified, persisted so a restart neither loses nor repeats it. */
-export interface ScrubProgress {
-  /** Sweeps completed over every captured file source. */
-  readonly sweeps: number;
-  /** When the last complete sweep started and ended (epoch ms), or null. */
-  readonly lastSweepStartedAt: number | null;
-  readonly lastSweepAt: number | null;
-  /** The sweep in progress: when it started, the last source id it finished ('' before the first). */
-  readonly sweepStartedAt: number | null;
-  readonly after: string;
-  readonly sweepSources: number;
-  readonly sweepBytes: number;
-  readonly sweepMismatches: number;
-  /** What the last complete sweep verified: files, bytes, and files that differed. */
-  readonly lastSweep: { readonly sources: number; readonly bytes: number; readonly mismatches: number } | null;
-  /** Every byte ever compared equal, and every mismatch found (each started a new generation). */
-  readonly verifiedBytes: number;
-  readonly mismatches: number;
-  readonly lastMismatch: { readonly source: string; readonly path: string; readonly generation: number; readonly offset: number; readonly at: number } | null;
-}
 
 export const EMPTY_SCRUB: ScrubProgress = {
   sweeps: 0,

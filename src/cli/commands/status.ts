@@ -17,7 +17,8 @@ import { parse } from '../args.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
 import { migrationLines } from '../migration-text.ts';
 import { scrubLines } from '../scrub-text.ts';
-import { loadScrubProgress, type ScrubProgress } from '../../store/scrub-store.ts';
+import type { ScrubProgress } from '../../../protocols/history.ts';
+import { loadScrubProgress } from '../../store/scrub-store.ts';
 import { formatBytes, formatTime, isTty, printJson } from '../output.ts';
 
 export interface StatusReport {
