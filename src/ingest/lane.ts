@@ -15,6 +15,8 @@ import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256
 import { CARRY_MAX, carryOf } from '../text/extract.ts';
 import type { SourceCursor } from '../../protocols/sources.ts';
 import { readAt } from './read-at.ts';
+import { nextLineHead } from './line-head.ts';
+import { sameBytes, spotChecksPass } from './prefix-checks.ts';
 
 export interface LaneSource {
   readonly id: string;
@@ -61,49 +63,6 @@ export interface LaneStart {
    * file truncated to nothing is not examined again and again).
    */
   readonly cursorUpdate: Partial<SourceCursor> | null;
-}
-
-/**
- * Whether `windows` random windows of the captured prefix [0, cursor.offset)
- * still hold the retained bytes. Cheap (a few KiB read from the file and the
- * store) and run each time a changed file is opened, so an edit in the middle
- * of a file is often caught at once; the scrubber catches the rest.
- */
-async function spotChecksPass(handle: FileHandle, source: LaneSource, deps: LaneDeps): Promise<boolean> {
-  const { offset: end, generation } = source.cursor;
-  const random = deps.random ?? Math.random;
-  for (let i = 0; i < deps.spotChecks; i++) {
-    const at = Math.floor(random() * end);
-    const span = deps.spanAt(source.id, generation, at);
-    if (span === undefined) continue; // no record there (a legacy gap): nothing to compare
-    const from = Math.max(span.offset, at - (deps.spotCheckBytes >> 1));
-    const to = Math.min(span.offset + span.raw.length, from + deps.spotCheckBytes, end);
-    const now = await readAt(handle, from, to - from);
-    const kept = span.raw.subarray(from - span.offset, to - span.offset);
-    if (Buffer.compare(Buffer.from(now.buffer, now.byteOffset, now.length), Buffer.from(kept.buffer, kept.byteOffset, kept.length)) !== 0) return false;
-  }
-  return true;
-}
-
-/** The unfinished line's bytes after a chunk that ends inside it (a copy), or null when longer than WHOLE_LINE_MAX or its start is unknown. */
-export function nextLineHead(previous: Uint8Array | null, startsMidLine: boolean, bytes: Uint8Array): Uint8Array | null {
-  const newline = bytes.lastIndexOf(10);
-  if (newline !== -1) return bytes.length - newline - 1 <= WHOLE_LINE_MAX ? bytes.slice(newline + 1) : null;
-  if (startsMidLine && previous === null) return null;
-  const length = (startsMidLine ? (previous as Uint8Array).length : 0) + bytes.length;
-  if (length > WHOLE_LINE_MAX) return null;
-  return startsMidLine ? Buffer.concat([previous as Uint8Array, bytes]) : bytes.slice();
-}
-
-async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {
-  let expected = 0;
-  for (const { offset, raw } of chunks) {
-    if (offset !== expected) return false;
-    const now = await readAt(handle, offset, raw.length);
-    if (Buffer.compare(Buffer.from(now), Buffer.from(raw)) !== 0) return false;
-    expected = offset + raw.length;
-  }
-  return expected === end;
 }
 
 export class Lane {

@@ -11,7 +11,7 @@
 import { HOLD_BACK_BYTES, HOLD_BACK_FORMATS, LINE_FORMATS, WHOLE_LINE_MAX, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { LIMITS } from '../config/limits.ts';
 import { cutByLimit } from '../sources/chunker.ts';
-import { nextLineHead } from './lane.ts';
+import { nextLineHead } from './line-head.ts';
 import { CARRY_MAX, carryOf, fragmentText } from '../text/extract.ts';
 import type { CommitChunk, FileSourceRow, HistoryAsk, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
 import type { RecordProvider } from './provider.ts';
