@@ -21,6 +21,7 @@ import { HistoryService } from '../src/service/history-service.ts';
 import { cli, cliJson, envFor, prng, tempDir } from './helpers/home.ts';
 import { captured, claudeLine, claudePath, duplicateKeys } from './helpers/rollouts.ts';
 import { tilingProblems, withStore } from './helpers/store.ts';
+import { bridgeEnv, generateBridgeHome, ingest, prepareHistory, withHistory } from './helpers/bridge.ts';
 
 const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima'];
 
@@ -169,6 +170,19 @@ describe('scrubber', () => {
     assert.match(human.stdout.toString('utf8'), /last difference: .* generation 0 at byte \d+/);
   });
 
+  it('finds nothing to correct in a bridge home, whose approvals are retained with their capability blanked', async () => {
+    const { dir, manifest } = generateBridgeHome();
+    prepareHistory(dir);
+    await ingest(bridgeEnv(dir));
+    const run = await cli(['ingest', '--once', '--pace', 'max', '--verify'], bridgeEnv(dir));
+    assert.equal(run.code, 0, run.stderr);
+    const status = await cliJson<{ verified: { mismatches: number; lastSweep: { sources: number; mismatches: number } } }>(['status', '--json'], bridgeEnv(dir));
+    assert.equal(status.verified.mismatches, 0, 'no retained copy taken for an edited file');
+    assert.ok(status.verified.lastSweep.sources >= manifest.files.length / 2, `the sweep verified the bridge files (${status.verified.lastSweep.sources})`);
+    const approvals = withHistory(dir, (db) => db.prepare("SELECT max(generation) FROM conversation_sources WHERE format = 'approval'").pluck().get());
+    assert.equal(approvals, 0, 'approval files stay in generation 0');
+  });
+
   it('does idle work bounded by its pace, and none between sweeps, however many unchanged sources there are', async () => {
     const home = tempDir();
     const env = envFor(home);
@@ -200,7 +214,7 @@ describe('scrubber', () => {
           target: (id) => {
             visits++;
             const s = stored.find((x) => x.id === id);
-            return s === undefined ? null : { id, path: s.path, cursor: s.cursor };
+            return s === undefined ? null : { id, path: s.path, format: 'claude', cursor: s.cursor };
           },
           restart: () => assert.fail('nothing changed'),
         },

@@ -311,7 +311,7 @@ export class FileSources {
     if (state === undefined || this.lanes.has(id) || state.gone || state.problem !== null) return null;
     const seen = state.observed;
     if (seen === null || seen.identity !== state.cursor.identity || this.table.isPending(state, this.options.settled)) return null;
-    return { id, path: state.plan.path, cursor: state.cursor };
+    return { id, path: state.plan.path, format: state.plan.format, cursor: state.cursor };
   }
 
   /** The scrubber found a byte of the captured prefix that differs from the file: capture it again as a new generation. */

@@ -124,7 +124,7 @@ export class Lane {
       let cursorUpdate: LaneStart['cursorUpdate'] = null;
       if (check.verdict === 'continue' && cursor.offset > 0 && !(await spotChecksPass(handle, source, deps))) check = { verdict: 'new', reason: 'spot' };
       if (check.verdict === 'verify') {
-        const same = await sameBytes(handle, deps.retained(source.id, cursor.generation), cursor.offset);
+        const same = await sameBytes(handle, source.format, deps.retained(source.id, cursor.generation), cursor.offset);
         check = same ? { verdict: 'continue' } : { verdict: 'new', reason: 'anchor' };
         if (same) cursorUpdate = { identity, size: stat.size, mtimeMs: stat.mtimeMs };
       }

@@ -23,12 +23,15 @@ import { openSourceFile } from '../os/source-file.ts';
 import { identityOf } from '../sources/identity.ts';
 import type { HistoryAsk, ScrubProgress } from '../../protocols/history.ts';
 import type { SourceCursor } from '../../protocols/sources.ts';
+import type { LineFormat } from '../../protocols/records.ts';
 import { readAt } from './read-at.ts';
+import { retainedForm } from './retained-form.ts';
 
 /** A file source the scrubber may verify now: not being read, nothing pending, the file as the cursor saw it. */
 export interface ScrubTarget {
   readonly id: string;
   readonly path: string;
+  readonly format: LineFormat;
   readonly cursor: SourceCursor;
 }
 
@@ -161,7 +164,7 @@ export class Scrubber {
         for (const s of spans) {
           if (s.offset >= end) break;
           const length = Math.min(s.raw.length, end - s.offset);
-          const now_ = await readAt(handle, s.offset, length);
+          const now_ = retainedForm(target.format, await readAt(handle, s.offset, length));
           spent += 2 * length;
           if (!sameBytes(now_, s.raw.subarray(0, length))) {
             this.mismatch(current, target, s.offset + firstDifference(now_, s.raw), now);
