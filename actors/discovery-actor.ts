@@ -12,6 +12,8 @@ import { HeaderCache } from '../src/sources/header.ts';
 import type { SourcePlan } from '../protocols/sources.ts';
 import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
+import type { SourceProblem } from '../protocols/service.ts';
+import { fsPath, isBytesPath } from '../src/os/byte-paths.ts';
 
 export class DiscoveryActor implements DiscoveryPort {
   readonly name = 'discovery';
@@ -24,7 +26,8 @@ export class DiscoveryActor implements DiscoveryPort {
     this.roots = fileSourceRoots(paths);
     this.walker = new DiscoveryWalker(this.roots, limits.discoveryStepEntries);
     this.headers = new HeaderCache(limits.headerCacheEntries);
-    this.watcher = new SourceWatch(this.roots.map((r) => r.root), onChange);
+    // A root in the exact bytes: form cannot be watched (chokidar names files by lossy strings): polling covers it.
+    this.watcher = new SourceWatch(this.roots.map((r) => r.root).filter((root) => !isBytesPath(root)), onChange);
   }
 
   get passes(): number {
@@ -39,6 +42,14 @@ export class DiscoveryActor implements DiscoveryPort {
     return this.roots.map((r) => r.root);
   }
 
+  get skipped(): readonly SourceProblem[] {
+    return this.walker.skipped;
+  }
+
+  get skippedCount(): number {
+    return this.walker.skippedCount;
+  }
+
   get watchState(): { state: string; problem: string | null } {
     return { state: this.watcher.state, problem: this.watcher.problem };
   }
@@ -51,7 +62,7 @@ export class DiscoveryActor implements DiscoveryPort {
     const found = underRoots(this.roots, path);
     if (found === null) return null;
     try {
-      return (await lstat(path)).isFile() ? found : null;
+      return (await lstat(fsPath(path))).isFile() ? found : null;
     } catch {
       return null;
     }

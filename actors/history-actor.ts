@@ -8,8 +8,9 @@ import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
 import { onStore } from '../src/store/store-errors.ts';
-import { retainedChunks, versionsOf } from '../src/store/records.ts';
+import { retainedBytes, retainedChunks, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
+import { loadScrubProgress, spanAt, spansFrom } from '../src/store/scrub-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
 
 export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
@@ -39,6 +40,16 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return this.writer.touch(message.id, message.facts);
       case 'retained':
         return retainedChunks(this.db, message.source, message.generation);
+      case 'spansFrom':
+        return spansFrom(this.db, message.source, message.generation, message.offset, message.maxBytes);
+      case 'spanAt':
+        return spanAt(this.db, message.source, message.generation, message.offset);
+      case 'retainedBytes':
+        return retainedBytes(this.db, message.source, message.generation, message.from, message.to);
+      case 'scrubProgress':
+        return loadScrubProgress(this.db);
+      case 'saveScrub':
+        return this.writer.saveScrub(message.progress);
       case 'counts':
         return this.writer.counts();
       case 'cursors':

@@ -26,6 +26,7 @@ import { resolvePaths } from '../src/config/paths.ts';
 import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
 import { lowerThreadPriority } from '../src/os/thread-priority.ts';
 import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-request.ts';
+import { scrubConfig } from '../src/config/scrub-config.ts';
 import { Scheduler } from '../src/ingest/scheduler.ts';
 import { migrationRate } from '../src/migration/pace-config.ts';
 import { MigrationRunner } from '../src/migration/runner.ts';
@@ -238,7 +239,7 @@ export class Supervisor {
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
       },
-      { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true },
+      { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true, scrub: scrubConfig(options.env), verify: options.verify === true },
     );
     if (this.pressureOn) scheduler.setPressure(true);
     if (options.mode === 'serve') discovery.watch();
@@ -317,6 +318,7 @@ export class Supervisor {
         lastPassAt: scheduler?.lastPassAt ?? null,
         refusedLinks: running?.ingestion?.discovery.refusedLinks ?? 0,
         gone: scheduler?.goneCount() ?? 0,
+        skipped: running?.ingestion?.discovery.skippedCount ?? 0,
       },
       watch: running?.ingestion?.discovery.watchState ?? { state: 'off', problem: null },
       batches: {
@@ -326,6 +328,7 @@ export class Supervisor {
         p99Ms: scheduler?.latency.percentile(99) ?? 0,
       },
       malformedLines: scheduler?.totals.malformed ?? 0,
+      scrub: scheduler?.scrubStatus() ?? null,
       reindex: this.reindexStatus(),
       problems: scheduler?.problems() ?? [],
       lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),

@@ -18,6 +18,14 @@ export type HistoryMessage =
   | { readonly type: 'touch'; readonly id: string; readonly facts: Partial<SourceCursor> }
   /** Retained chunks of one generation, in offset order (read outside transactions). */
   | { readonly type: 'retained'; readonly source: string; readonly generation: number }
+  /** Records of one generation from an offset on, up to a byte budget (the scrubber compares them with the file). */
+  | { readonly type: 'spansFrom'; readonly source: string; readonly generation: number; readonly offset: number; readonly maxBytes: number }
+  /** The record of one generation holding the byte at `offset` (spot checks when a file changes). */
+  | { readonly type: 'spanAt'; readonly source: string; readonly generation: number; readonly offset: number }
+  /** Retained bytes [from, to) of one generation (the start of a line a lane continues), or null where a record is missing. */
+  | { readonly type: 'retainedBytes'; readonly source: string; readonly generation: number; readonly from: number; readonly to: number }
+  | { readonly type: 'scrubProgress' }
+  | { readonly type: 'saveScrub'; readonly progress: ScrubProgress }
   | { readonly type: 'counts' }
   /** Cursors whose key starts with `prefix` (a record provider loading its committed state). */
   | { readonly type: 'cursors'; readonly prefix: string }
@@ -44,6 +52,11 @@ export interface HistoryReplies {
   commit: CommitResult;
   touch: void;
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
+  spansFrom: RetainedSpan[];
+  spanAt: RetainedSpan | undefined;
+  retainedBytes: Uint8Array | null;
+  scrubProgress: ScrubProgress;
+  saveScrub: void;
   counts: StoreCounts;
   cursors: Array<[string, string]>;
   versions: RetainedVersion[];
@@ -154,4 +167,31 @@ export interface StoreCounts {
   readonly records: number;
   readonly documents: number;
   readonly rawBytes: number;
+}
+
+/** A retained record's offset and bytes (what the scrubber and the spot checks compare with the file). */
+export interface RetainedSpan {
+  readonly offset: number;
+  readonly raw: Uint8Array;
+}
+
+/** What the scrubber has verified, persisted so a restart neither loses nor repeats it. */
+export interface ScrubProgress {
+  /** Sweeps completed over every captured file source. */
+  readonly sweeps: number;
+  /** When the last complete sweep started and ended (epoch ms), or null. */
+  readonly lastSweepStartedAt: number | null;
+  readonly lastSweepAt: number | null;
+  /** The sweep in progress: when it started, the last source id it finished ('' before the first). */
+  readonly sweepStartedAt: number | null;
+  readonly after: string;
+  readonly sweepSources: number;
+  readonly sweepBytes: number;
+  readonly sweepMismatches: number;
+  /** What the last complete sweep verified: files, bytes, and files that differed. */
+  readonly lastSweep: { readonly sources: number; readonly bytes: number; readonly mismatches: number } | null;
+  /** Every byte ever compared equal, and every mismatch found (each started a new generation). */
+  readonly verifiedBytes: number;
+  readonly mismatches: number;
+  readonly lastMismatch: { readonly source: string; readonly path: string; readonly generation: number; readonly offset: number; readonly at: number } | null;
 }

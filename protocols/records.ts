@@ -68,8 +68,18 @@ export interface ParseTask {
    * unfinished last line keeps its last word findable).
    */
   readonly continues: boolean;
+  /**
+   * When bytes[0] continues a line: the line's bytes before this chunk, if
+   * they are at most WHOLE_LINE_MAX (a line caught half-written, a line a
+   * little longer than a chunk). The line that completes in this chunk is
+   * then indexed whole, as if it had been read in one piece.
+   */
+  readonly lineHead?: Uint8Array;
   readonly context: ChunkContext;
 }
+
+/** The longest line whose start is kept to index it whole once it completes (see ParseTask.lineHead). */
+export const WHOLE_LINE_MAX = 1024 * 1024;
 
 /**
  * Facts about one line that differ from its conversation's (a context event's

@@ -17,6 +17,8 @@ export interface StartOptions {
   readonly pace: Pace;
   /** Rebuild derived search data from retained records first (agent-bridge reindex). */
   readonly reindex?: boolean;
+  /** Once mode: compare every captured prefix with its file before exiting (ingest --once --verify). */
+  readonly verify?: boolean;
 }
 
 export type Phase =
@@ -59,6 +61,29 @@ export interface ReindexStatus {
   readonly lastDone: number | null;
 }
 
+/**
+ * The scrubber (src/ingest/scrubber.ts): what it has proven equal to the
+ * files. Sweeps compare every captured prefix with its file; a mismatch
+ * starts a new generation of that source.
+ */
+export interface ScrubStatus {
+  /** Its IO pace; 0 when switched off. */
+  readonly bytesPerSecond: number;
+  /** Complete sweeps over every captured file, and when the last one ended. */
+  readonly sweeps: number;
+  readonly lastSweepAt: number | null;
+  /** The sweep in progress: files and bytes verified so far (of how many files), files found to differ. */
+  readonly sweep: { readonly startedAt: number; readonly sources: number; readonly bytes: number; readonly mismatches: number; readonly of: number } | null;
+  /** What the last complete sweep verified. */
+  readonly lastSweep: { readonly sources: number; readonly bytes: number; readonly mismatches: number } | null;
+  /** When the next sweep may start (null while one runs, or when off). */
+  readonly nextSweepAt: number | null;
+  /** Bytes compared equal so far, over all sweeps. */
+  readonly verifiedBytes: number;
+  readonly mismatches: number;
+  readonly lastMismatch: { readonly source: string; readonly path: string; readonly generation: number; readonly offset: number; readonly at: number } | null;
+}
+
 export interface HistoryStatus {
   readonly phase: Phase;
   readonly pausedBy: readonly PauseReason[];
@@ -83,10 +108,14 @@ export interface HistoryStatus {
     readonly refusedLinks: number;
     /** Captured files that no longer exist on disk; their bytes stay retained. */
     readonly gone: number;
+    /** Entries named like sources that are not regular files (a FIFO, a directory named *.jsonl), skipped; listed in problems. */
+    readonly skipped: number;
   };
   readonly watch: { readonly state: string; readonly problem: string | null };
   readonly batches: { readonly committed: number; readonly lastMs: number; readonly p50Ms: number; readonly p99Ms: number };
   readonly malformedLines: number;
+  /** The scrubber; null until ingestion runs. */
+  readonly scrub: ScrubStatus | null;
   readonly reindex: ReindexStatus;
   readonly problems: readonly SourceProblem[];
   readonly lastError: HistoryErrorShape | null;

@@ -25,7 +25,7 @@ type Command = (argv: readonly string[]) => Promise<number>;
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
   serve: { run: serve, usage: 'serve [--no-dashboard] [--progress-every 1m] run the history service (and the dashboard) until stopped, reporting sources and progress' },
   dashboard: { run: dashboard, usage: 'dashboard [--port N] [--host H] [--open] the authenticated local web UI (loopback only)' },
-  ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
+  ingest: { run: ingest, usage: 'ingest --once [--pace spec|max] [--verify] capture everything pending (--verify: and prove it equals the files), then exit' },
   search: {
     run: search,
     usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--json]',

@@ -66,6 +66,23 @@ export interface Limits {
   readonly configPollMs: number;
   /** How long a resolved project root is reused before the Git layout is looked at again. */
   readonly projectRootTtlMs: number;
+  /**
+   * The scrubber's IO pace while idle (file and store bytes counted, plus
+   * scrubSourceCostBytes per file visited); environment may change it, 0
+   * switches it off. See src/ingest/scrubber.ts.
+   */
+  readonly scrubBytesPerSecond: number;
+  /** Catch-up allowed to the scrubber (ms of IO at its pace) after a busy stretch. */
+  readonly scrubBurstMs: number;
+  /** A new sweep starts this long after the previous one started (environment may change it). */
+  readonly scrubSweepIntervalMs: number;
+  /** Files one scrub step visits at most, however small they are. */
+  readonly scrubSourcesPerStep: number;
+  /** What a visit costs the scrubber's budget beyond its bytes (open, stat, queries). */
+  readonly scrubSourceCostBytes: number;
+  /** Windows of the captured prefix compared with the file each time a changed file is opened. */
+  readonly spotChecks: number;
+  readonly spotCheckBytes: number;
 }
 
 export const LIMITS: Limits = {
@@ -96,7 +113,17 @@ export const LIMITS: Limits = {
   configPollMs: 2000,
   projectRootTtlMs: 2000,
   workerYoungGenerationMb: 8,
+  scrubBytesPerSecond: 4 * 1024 * 1024,
+  scrubBurstMs: 2000,
+  scrubSweepIntervalMs: 60 * 60 * 1000,
+  scrubSourcesPerStep: 64,
+  scrubSourceCostBytes: 4096,
+  spotChecks: 2,
+  spotCheckBytes: 4096,
 };
+
+/** Accepted scrubber paces from the environment (0 switches the scrubber off), bytes per second. */
+export const SCRUB_RATE_RANGE = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const;
 
 /** Accepted migration IO paces (config and environment), bytes per second. */
 export const MIGRATION_IO_RANGE = { min: 64 * 1024, max: 256 * 1024 * 1024 } as const;

@@ -16,6 +16,9 @@ import { isCorruption, isDiskFull } from '../store/store-errors.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
+import { EMPTY_CURSOR } from '../store/source-rows.ts';
+import type { ScrubTarget } from './scrubber.ts';
+import { continuesCursor, resolveSource } from './source-moves.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
 
 export interface DiscoveryPort {
@@ -27,6 +30,8 @@ export interface DiscoveryPort {
   readonly refusedLinks: number;
   /** The folders discovery walks (one per source module and configured location). */
   readonly rootPaths: readonly string[];
+  /** Entries named like sources that are not regular files (FIFOs, directories named *.jsonl), in the last pass. */
+  readonly skipped: readonly SourceProblem[];
 }
 
 export interface FileSourcePorts {
@@ -41,6 +46,7 @@ export interface FileSourceOptions {
   /** Whether an unfinished last line may be captured now, given the file's mtime. */
   readonly settled: (mtimeMs: number) => boolean;
   readonly now: () => number;
+  readonly mode: 'serve' | 'once';
 }
 
 export interface ActiveLane {
@@ -83,21 +89,27 @@ export class FileSources {
     if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return;
     if (this.unadmitted.length > 0) await this.admit(this.unadmitted.splice(0));
     this.discoveryRunning = true;
+    this.table.passRunning = true;
     const step = await this.ports.discovery.step();
     await this.admit(step.files);
     if (step.passComplete) {
       this.discoveryRunning = false;
+      this.table.passRunning = false;
       this.passesSinceStart++;
+      this.table.passes = this.passesSinceStart;
       this.lastPassAt = this.options.now();
-      this.discoveryDueAt = this.options.now() + this.options.limits.discoveryRevisitMs;
+      // A once run does not wait out the revisit interval for files that wait for a pass (a replaced file).
+      const again = this.options.mode === 'once' && this.table.deferredCount() > 0;
+      this.discoveryDueAt = again ? 0 : this.options.now() + this.options.limits.discoveryRevisitMs;
     }
   }
 
-  /** Observe found files; classify and register the new ones. */
+  /** Observe found files; classify and register the new ones (see source-moves.ts for which source a path is). */
   private async admit(files: readonly Found[]): Promise<void> {
     const table = this.table;
     const plans: SourcePlan[] = [];
-    for (const found of files) {
+    const queue = [...files];
+    for (let found = queue.shift(); found !== undefined; found = queue.shift()) {
       const known = table.byPathGet(found.path);
       if (known !== undefined) {
         table.observe(known, ...(await observe(found.path)));
@@ -109,8 +121,28 @@ export class FileSources {
       } catch {
         plan = null; // unreadable header: rediscovered next pass
       }
-      if (plan !== null) plans.push(await this.resolveMove(plan));
+      if (plan === null) continue;
+      const resolution = await resolveSource(table, plan.path, plan.id, { observe: async (path) => (await observe(path))[0], continues: continuesCursor });
+      plan = { ...plan, id: resolution.id };
+      if (resolution.kind !== 'moved') {
+        plans.push(plan);
+        continue;
+      }
+      // Recorded before anything is read at the new path. The old path, if a new file took it, is then a path of its own.
+      this.ports.history({ type: 'move', id: resolution.id, path: plan.path });
+      table.moved(resolution.id, plan.path);
+      const vacated = table.get(resolution.id)?.plan.path === resolution.from;
+      await this.activate([plan], [found]);
+      if (vacated) {
+        const again = await this.ports.discovery.locate(resolution.from);
+        if (again !== null) queue.push(again);
+      }
     }
+    await this.activate(plans, files);
+  }
+
+  /** Register sources (and their conversations), then track them; `files` are what they were classified from. */
+  private async activate(plans: readonly SourcePlan[], files: readonly Found[]): Promise<void> {
     if (plans.length === 0) return;
     try {
       this.ports.history({ type: 'register', plans });
@@ -120,24 +152,9 @@ export class FileSources {
       throw error;
     }
     for (const plan of plans) {
-      const state = table.activate(plan);
-      table.observe(state, ...(await observe(plan.path)));
+      const state = this.table.activate(plan);
+      this.table.observe(state, ...(await observe(plan.path)));
     }
-  }
-
-  /** A new path whose identity is a stored source's that is gone from its old path: the file moved. */
-  private async resolveMove(plan: SourcePlan): Promise<SourcePlan> {
-    const table = this.table;
-    const [seen] = await observe(plan.path);
-    if (seen === null) return plan;
-    const previousId = table.sourceWithIdentity(seen.identity);
-    if (previousId === undefined || previousId === plan.id) return plan;
-    const previousPath = table.get(previousId)?.plan.path ?? table.storedRow(previousId)?.path;
-    if (previousPath === undefined) return plan;
-    const [atOldPath] = await observe(previousPath);
-    if (atOldPath !== null && atOldPath.identity === seen.identity) return plan; // a hard link: capture both
-    this.ports.history({ type: 'move', id: previousId, path: plan.path });
-    return { ...plan, id: previousId };
   }
 
   /** Stat watched files first, then (every idle poll interval) a bounded round-robin slice of all of them. */
@@ -174,9 +191,9 @@ export class FileSources {
     return list.sort((a, b) => Number(b.dirty) - Number(a.dirty) || a.visits - b.visits);
   }
 
-  /** File sources waiting for a visit, plus those being read. */
+  /** File sources waiting for a visit, plus those being read (and, in a once run, those waiting for a pass). */
   pendingCount(): number {
-    return this.pending().length + this.lanes.size;
+    return this.pending().length + this.lanes.size + (this.options.mode === 'once' ? this.table.deferredCount() : 0);
   }
 
   goneCount(): number {
@@ -196,6 +213,10 @@ export class FileSources {
       parse: this.ports.parse,
       settled: this.options.settled,
       retained: (source, generation) => this.ports.history({ type: 'retained', source, generation }),
+      spanAt: (source, generation, offset) => this.ports.history({ type: 'spanAt', source, generation, offset }),
+      retainedBytes: (source, generation, from, to) => this.ports.history({ type: 'retainedBytes', source, generation, from, to }),
+      spotChecks: this.options.limits.spotChecks,
+      spotCheckBytes: this.options.limits.spotCheckBytes,
     };
   }
 
@@ -294,8 +315,34 @@ export class FileSources {
     }
   }
 
+  // ---- what the scrubber sees (src/ingest/scrubber.ts) --------------------
+
+  /** Tracked file sources, in id order. */
+  scrubIds(): string[] {
+    return [...this.table.all()].map((s) => s.plan.id).sort();
+  }
+
+  /** A source the scrubber may compare now: not being read, nothing pending, the file as its cursor last saw it. */
+  scrubTarget(id: string): ScrubTarget | null {
+    const state = this.table.get(id);
+    if (state === undefined || this.lanes.has(id) || state.gone || state.problem !== null) return null;
+    const seen = state.observed;
+    if (seen === null || seen.identity !== state.cursor.identity || this.table.isPending(state, this.options.settled)) return null;
+    return { id, path: state.plan.path, format: state.plan.format, cursor: state.cursor };
+  }
+
+  /** The scrubber found a byte of the captured prefix that differs from the file: capture it again as a new generation. */
+  restartGeneration(id: string): void {
+    const state = this.table.get(id);
+    if (state === undefined) return;
+    const facts: Partial<SourceCursor> = { ...EMPTY_CURSOR, facts: null, generation: state.cursor.generation + 1 };
+    this.ports.history({ type: 'touch', id, facts });
+    this.table.committed(id, { ...state.cursor, ...facts });
+    state.dirty = true;
+  }
+
   problems(): SourceProblem[] {
-    const list: SourceProblem[] = [];
+    const list: SourceProblem[] = [...this.ports.discovery.skipped];
     for (const { root, files } of this.table.vanishedRoots(this.ports.discovery.rootPaths, this.passesSinceStart > 0)) {
       list.push({
         path: root,

@@ -7,13 +7,16 @@
 // Reads happen here, on open file handles, outside any transaction.
 
 import type { FileHandle } from 'node:fs/promises';
-import { open } from 'node:fs/promises';
-import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { openSourceFile } from '../os/source-file.ts';
+import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, WHOLE_LINE_MAX, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
 import { CARRY_MAX, carryOf } from '../text/extract.ts';
 import type { SourceCursor } from '../../protocols/sources.ts';
+import { readAt } from './read-at.ts';
+import { nextLineHead } from './line-head.ts';
+import { sameBytes, spotChecksPass } from './prefix-checks.ts';
 
 export interface LaneSource {
   readonly id: string;
@@ -31,6 +34,15 @@ export interface LaneDeps {
   readonly settled: (mtimeMs: number) => boolean;
   /** The retained chunks of a generation, in offset order (for a same-size rewrite check). */
   readonly retained: (source: string, generation: number) => Iterable<{ offset: number; raw: Uint8Array }>;
+  /** The retained record of a generation holding the byte at `offset` (spot checks). */
+  readonly spanAt: (source: string, generation: number, offset: number) => { offset: number; raw: Uint8Array } | undefined;
+  /** Windows of the captured prefix compared with the file when a lane continues a generation, and their size. */
+  /** Retained bytes [from, to) of a generation (the start of the line a lane continues), null where missing. */
+  readonly retainedBytes: (source: string, generation: number, from: number, to: number) => Uint8Array | null;
+  readonly spotChecks: number;
+  readonly spotCheckBytes: number;
+  /** Where the windows lie, in [0, 1) of the captured prefix (Math.random unless a test decides). */
+  readonly random?: () => number;
 }
 
 export interface ReadyChunk {
@@ -53,28 +65,6 @@ export interface LaneStart {
   readonly cursorUpdate: Partial<SourceCursor> | null;
 }
 
-async function readAt(handle: FileHandle, position: number, length: number): Promise<Uint8Array> {
-  const buffer = new Uint8Array(length);
-  let filled = 0;
-  while (filled < length) {
-    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return filled === length ? buffer : buffer.subarray(0, filled);
-}
-
-async function sameBytes(handle: FileHandle, chunks: Iterable<{ offset: number; raw: Uint8Array }>, end: number): Promise<boolean> {
-  let expected = 0;
-  for (const { offset, raw } of chunks) {
-    if (offset !== expected) return false;
-    const now = await readAt(handle, offset, raw.length);
-    if (Buffer.compare(Buffer.from(now), Buffer.from(raw)) !== 0) return false;
-    expected = offset + raw.length;
-  }
-  return expected === end;
-}
-
 export class Lane {
   private readonly queue: Array<Promise<ReadyChunk>> = [];
   private producing: Promise<void> | null = null;
@@ -86,6 +76,8 @@ export class Lane {
   /** First HEAD_BYTES bytes of the file, as far as read. */
   private headBytes: Uint8Array;
   private headDigest: string;
+  /** The bytes of the unfinished line before readOffset, while at most WHOLE_LINE_MAX; null when longer or unknown. */
+  private lineHead: Uint8Array | null;
   private size: number;
   private mtimeMs: number;
   private eof = false;
@@ -98,8 +90,9 @@ export class Lane {
     private readonly deps: LaneDeps,
     readonly start: LaneStart,
     private readonly identity: string,
-    facts: { size: number; mtimeMs: number; before: Uint8Array; head: Uint8Array },
+    facts: { size: number; mtimeMs: number; before: Uint8Array; head: Uint8Array; lineHead: Uint8Array | null },
   ) {
+    this.lineHead = facts.lineHead;
     this.readOffset = start.offset;
     this.size = facts.size;
     this.mtimeMs = facts.mtimeMs;
@@ -113,7 +106,7 @@ export class Lane {
 
   /** Open the file and decide where capture continues (generation and offset). */
   static async open(source: LaneSource, deps: LaneDeps): Promise<Lane> {
-    const handle = await open(source.path, 'r');
+    const handle = await openSourceFile(source.path);
     try {
       const stat = await handle.stat();
       const identity = identityOf(stat);
@@ -129,8 +122,9 @@ export class Lane {
         head: cursor.head === '' ? '' : sha256Hex(head),
       });
       let cursorUpdate: LaneStart['cursorUpdate'] = null;
+      if (check.verdict === 'continue' && cursor.offset > 0 && !(await spotChecksPass(handle, source, deps))) check = { verdict: 'new', reason: 'spot' };
       if (check.verdict === 'verify') {
-        const same = await sameBytes(handle, deps.retained(source.id, cursor.generation), cursor.offset);
+        const same = await sameBytes(handle, source.format, deps.retained(source.id, cursor.generation), cursor.offset);
         check = same ? { verdict: 'continue' } : { verdict: 'new', reason: 'anchor' };
         if (same) cursorUpdate = { identity, size: stat.size, mtimeMs: stat.mtimeMs };
       }
@@ -144,11 +138,15 @@ export class Lane {
         check,
         cursorUpdate,
       };
+      // The start of a line the cursor stopped inside, to index that line whole when it completes.
+      const lineLength = cursor.offset - cursor.lineStart;
+      const lineHead = !fresh && lineLength > 0 && lineLength <= WHOLE_LINE_MAX ? deps.retainedBytes(source.id, cursor.generation, cursor.lineStart, cursor.offset) : null;
       return new Lane(source, handle, deps, start, identity, {
         size: stat.size,
         mtimeMs: stat.mtimeMs,
         before: fresh ? new Uint8Array(0) : before,
         head: fresh ? new Uint8Array(0) : head,
+        lineHead,
       });
     } catch (error) {
       await handle.close();
@@ -219,6 +217,7 @@ export class Lane {
       mtimeMs: this.mtimeMs,
     };
     const endsLine = bytes[length - 1] === 10;
+    const lineHead = this.startsMidLine ? this.lineHead : null;
     const task: ParseTask = {
       format: this.source.format,
       bytes,
@@ -226,8 +225,11 @@ export class Lane {
       startsMidLine: this.startsMidLine,
       carry: this.carry,
       continues: !endsLine && end < after.size,
+      ...(lineHead === null ? {} : { lineHead }),
       context: this.source.context,
     };
+    // Copied now: the chunk's bytes are transferred to the parser.
+    this.lineHead = endsLine ? null : nextLineHead(lineHead, this.startsMidLine, bytes);
     this.carry = endsLine ? '' : carryOf(bytes.subarray(Math.max(0, length - CARRY_MAX)));
     this.startsMidLine = !endsLine;
     this.readOffset = end;

@@ -8,7 +8,10 @@
 // Each step's documents and its progress commit together, so a reindex
 // interrupted at any point resumes without losing or doubling documents.
 
-import { LINE_FORMATS, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { HOLD_BACK_BYTES, HOLD_BACK_FORMATS, LINE_FORMATS, WHOLE_LINE_MAX, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { LIMITS } from '../config/limits.ts';
+import { cutByLimit } from '../sources/chunker.ts';
+import { nextLineHead } from './line-head.ts';
 import { CARRY_MAX, carryOf, fragmentText } from '../text/extract.ts';
 import type { CommitChunk, FileSourceRow, HistoryAsk, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
 import type { RecordProvider } from './provider.ts';
@@ -98,26 +101,34 @@ export class Reindexer {
     let generation = progress.generation;
     let midLine = progress.midLine;
     let carry = progress.carry;
+    // The start of a line the previous step stopped inside, as capture keeps it (lane.ts), to index the line whole.
+    const lineLength = progress.offset - progress.lineStart;
+    let lineHead =
+      midLine && lineLength > 0 && lineLength <= WHOLE_LINE_MAX
+        ? history({ type: 'retainedBytes', source: file.id, generation: progress.generation, from: progress.lineStart, to: progress.offset })
+        : null;
     const parsed: Array<Promise<CommitChunk>> = [];
-    for (const [i, record] of records.entries()) {
+    for (const record of records) {
       if (record.generation !== generation) {
         generation = record.generation;
         midLine = false;
         carry = '';
+        lineHead = null;
       }
       const bytes = new Uint8Array(record.raw);
       const endsLine = bytes.length > 0 && bytes[bytes.length - 1] === 10;
-      // The last record of a step may look unfinished when its line goes on in the next step; it keeps its token.
-      const following = records[i + 1];
       const task: ParseTask = {
         format,
         bytes,
         offset: record.offset,
         startsMidLine: midLine,
         carry,
-        continues: !endsLine && following !== undefined && following.generation === record.generation,
+        // As capture decided it: the line went on in bytes already on disk (not a half-written line).
+        continues: cutByLimit(bytes, LIMITS.chunkBytes, HOLD_BACK_FORMATS.has(format) ? HOLD_BACK_BYTES : 0),
+        ...(midLine && lineHead !== null ? { lineHead } : {}),
         context: { conversation: file.conversation, session: file.session, ownAgentId },
       };
+      if (bytes.length > 0) lineHead = endsLine ? null : nextLineHead(midLine ? lineHead : null, midLine, bytes);
       midLine = bytes.length > 0 ? !endsLine : midLine;
       carry = endsLine ? '' : carryOf(bytes.subarray(Math.max(0, bytes.length - CARRY_MAX)));
       parsed.push(this.toChunk(task, file, record));

@@ -14,7 +14,7 @@ import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, deserializeError, serializeError, toHistoryError } from '../../protocols/errors.ts';
 import type { CommitChunk, CommitResult, HistoryAsk } from '../../protocols/history.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
-import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.ts';
+import type { Pace, PauseReason, ScrubStatus, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
 import { isCorruption } from '../store/store-errors.ts';
@@ -24,6 +24,8 @@ import { LatencyWindow } from './latency.ts';
 import type { RecordProvider } from './provider.ts';
 import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
+import { Scrubber } from './scrubber.ts';
+import type { ScrubConfig } from '../config/scrub-config.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
 
@@ -49,8 +51,15 @@ export interface SchedulerOptions {
   readonly mode: 'serve' | 'once';
   /** Start by rebuilding derived search data from retained records. */
   readonly reindex?: boolean;
+  /** The scrubber's pace and sweep interval (src/config/scrub-config.ts). */
+  readonly scrub: ScrubConfig;
+  /** Once mode: before exiting, compare every captured prefix with its file (one full scrub sweep, unpaced). */
+  readonly verify?: boolean;
   readonly now?: () => number;
 }
+
+/** Bytes an unpaced scrub step (ingest --once --verify) compares before the loop looks at other work again. */
+const VERIFY_STEP_BYTES = 64 * 1024 * 1024;
 
 /** One batch's work, kept for a retry when the store was busy. */
 interface Work {
@@ -69,6 +78,7 @@ export interface SchedulerTotals {
 
 export class Scheduler {
   private files: FileSources | null = null;
+  private scrubber: Scrubber | null = null;
   private retry: Work | null = null;
   private pressure = false;
   private cooldownUntil = 0;
@@ -127,8 +137,15 @@ export class Scheduler {
 
   /** Runs until stopped (serve) or until no work remains (once). */
   async run(): Promise<void> {
-    const files = new FileSources(this.ports, { limits: this.options.limits, settled: this.settled, now: this.now });
+    const files = new FileSources(this.ports, { limits: this.options.limits, settled: this.settled, now: this.now, mode: this.options.mode });
     this.files = files;
+    const scrubber = new Scrubber(
+      { history: this.ports.history, ids: () => files.scrubIds(), target: (id) => files.scrubTarget(id), restart: (id) => files.restartGeneration(id) },
+      this.options.limits,
+      this.options.scrub,
+    );
+    this.scrubber = scrubber;
+    if (this.options.verify === true) scrubber.beginSweep(this.now());
     if (this.options.reindex === true && this.ports.history({ type: 'reindexProgress' }) === null) {
       this.ports.history({ type: 'beginReindex', requestedAt: this.now() });
     }
@@ -153,7 +170,13 @@ export class Scheduler {
         }
         backlog ||= files.discoveryRunning || this.pendingCount() > 0;
         this.phase = backlog ? 'ingesting' : 'idle';
-        if (this.options.mode === 'once' && !backlog && files.passesSinceStart > 0 && this.lastError === null) break;
+        const caughtUp = !backlog && files.passesSinceStart > 0 && this.lastError === null;
+        if (this.options.mode === 'once' && caughtUp) {
+          if (this.options.verify !== true || scrubber.sweptSinceBegin) break;
+          await this.scrub(() => scrubber.step(this.now(), VERIFY_STEP_BYTES));
+          continue;
+        }
+        if (!backlog) await this.scrub(() => scrubber.idle(this.now()));
         // Nobody waits out a cooldown in a once run: anything but a retryable error ends it
         // (a full disk after a few tries: space may come back soon, as it does for a service).
         if (this.options.mode === 'once' && this.lastError !== null && classify(this.lastError) !== 'retry') {
@@ -163,11 +186,29 @@ export class Scheduler {
         await this.sleep(backlog ? (this.options.pace === 'max' ? 0 : limits.backlogIntervalMs) : limits.idlePollMs);
       }
     } finally {
+      try {
+        scrubber.flush(this.now());
+      } catch {
+        // what was verified since the last save is verified again
+      }
       await files.closeAll();
       for (const provider of this.ports.providers) await provider.close().catch(() => undefined);
       this.phase = 'stopped';
     }
     if ((this.options.mode === 'once' || this.lastError?.code === 'STORE_CORRUPT') && this.lastError !== null) throw deserializeError(this.lastError);
+  }
+
+  /** A scrub step; its failure is reported like a batch's and retried. */
+  private async scrub(step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      this.fail(toHistoryError(error, 'scrub'));
+    }
+  }
+
+  scrubStatus(): ScrubStatus | null {
+    return this.scrubber?.status() ?? null;
   }
 
   private fail(error: unknown): void {

@@ -42,6 +42,15 @@ export interface SourceState {
   problem: HistoryErrorShape | null;
   /** The file is gone from disk (Claude's 30-day cleanup, a moved file): nothing to read, everything retained. */
   gone: boolean;
+  /**
+   * Discovery passes completed when the file at this path was first seen with
+   * another identity than the cursor's, or null. Such a file is either a
+   * replacement (a new generation of this source) or a new file that took the
+   * name of one that moved away (found at its new path by identity): it is
+   * read only after a pass that started later has completed, so a move found
+   * anywhere under the roots wins over a new generation.
+   */
+  replacedSeen: number | null;
 }
 
 function sameObservation(a: Observation | null, b: Observation | null): boolean {
@@ -53,14 +62,28 @@ export class SourceTable {
   private readonly byPath = new Map<string, SourceState>();
   /** Stored rows not (yet) matched by discovery, by id. */
   private readonly stored = new Map<string, StoredSource>();
-  /** Identity of every stored or active source, for move detection. */
-  private readonly byIdentity = new Map<string, string>();
+  /** Current path of every stored row, for sources not (yet) active in this process. */
+  private readonly storedByPath = new Map<string, string>();
+  /** Every identity a stored or active source's cursor named (a file keeps its identity when it moves). */
+  private readonly byIdentity = new Map<string, Set<string>>();
+  /** Discovery passes completed (see SourceState.replacedSeen). */
+  passes = 0;
+  /** A pass is running: an observation made now waits for the pass after it. */
+  passRunning = false;
 
   constructor(rows: readonly StoredSource[]) {
     for (const row of rows) {
       this.stored.set(row.id, row);
-      if (row.cursor.identity !== '') this.byIdentity.set(row.cursor.identity, row.id);
+      this.storedByPath.set(row.path, row.id);
+      this.remember(row.cursor.identity, row.id);
     }
+  }
+
+  private remember(identity: string, id: string): void {
+    if (identity === '') return;
+    let ids = this.byIdentity.get(identity);
+    if (ids === undefined) this.byIdentity.set(identity, (ids = new Set()));
+    ids.add(id);
   }
 
   get size(): number {
@@ -79,13 +102,44 @@ export class SourceTable {
     return this.byId.get(id);
   }
 
-  /** A stored source whose cursor names this identity (a file that moved), if any. */
-  sourceWithIdentity(identity: string): string | undefined {
-    return this.byIdentity.get(identity);
+  /** Sources whose cursor named this identity, now or in an earlier generation. */
+  sourcesWithIdentity(identity: string): readonly string[] {
+    return [...(this.byIdentity.get(identity) ?? [])];
   }
 
-  storedRow(id: string): StoredSource | undefined {
-    return this.stored.get(id);
+  /** The source registered at `path` (active, or stored and not yet active). */
+  sourceAtPath(path: string): string | undefined {
+    return this.byPath.get(path)?.plan.id ?? this.storedByPath.get(path);
+  }
+
+  /** Where a source's file is now, as far as this table knows. */
+  pathOf(id: string): string | undefined {
+    return this.byId.get(id)?.plan.path ?? this.stored.get(id)?.path;
+  }
+
+  cursorOf(id: string): SourceCursor | undefined {
+    const state = this.byId.get(id);
+    if (state !== undefined) return state.cursor;
+    const row = this.stored.get(id);
+    return row === undefined ? undefined : hasByteCursor(row) ? row.cursor : EMPTY_CURSOR;
+  }
+
+  /** `wanted`, or the first `wanted#<n>` no stored or active source uses (a new file at the name of one that moved away). */
+  freeId(wanted: string): string {
+    if (!this.byId.has(wanted) && !this.stored.has(wanted)) return wanted;
+    for (let n = 2; ; n++) {
+      const id = `${wanted}#${n}`;
+      if (!this.byId.has(id) && !this.stored.has(id)) return id;
+    }
+  }
+
+  /** The history actor recorded that source `id` now lives at `path`. */
+  moved(id: string, path: string): void {
+    const row = this.stored.get(id);
+    if (row === undefined) return;
+    if (this.storedByPath.get(row.path) === id) this.storedByPath.delete(row.path);
+    this.stored.set(id, { ...row, path });
+    this.storedByPath.set(path, id);
   }
 
   /** Activate a classified source; its cursor comes from the stored row when there is one. */
@@ -107,6 +161,7 @@ export class SourceTable {
       visits: row?.checked ?? 0,
       problem: null,
       gone: false,
+      replacedSeen: null,
     };
     this.byId.set(plan.id, state);
     this.byPath.set(plan.path, state);
@@ -117,7 +172,8 @@ export class SourceTable {
     const state = this.byId.get(id);
     if (state === undefined) return;
     state.cursor = cursor;
-    if (cursor.identity !== '') this.byIdentity.set(cursor.identity, id);
+    this.remember(cursor.identity, id);
+    if (state.observed !== null && state.observed.identity === cursor.identity) state.replacedSeen = null;
   }
 
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
@@ -126,6 +182,16 @@ export class SourceTable {
     if (!sameObservation(state.observed, observation)) state.problem = real;
     else if (real !== null) state.problem = real;
     state.observed = observation;
+    const cursor = state.cursor;
+    if (observation === null || cursor.offset === 0 || cursor.identity === '' || observation.identity === cursor.identity) state.replacedSeen = null;
+    else if (state.replacedSeen === null) state.replacedSeen = this.passes + (this.passRunning ? 1 : 0);
+  }
+
+  /** Files seen with a new identity that wait for a discovery pass before a new generation starts. */
+  deferredCount(): number {
+    let n = 0;
+    for (const state of this.byId.values()) if (state.replacedSeen !== null && !state.gone && this.passes <= state.replacedSeen) n++;
+    return n;
   }
 
   /**
@@ -168,7 +234,7 @@ export class SourceTable {
     if (state.gone) return false;
     if (seen === null) return state.problem === null;
     const cursor = state.cursor;
-    if (cursor.offset > 0 && cursor.identity !== '' && seen.identity !== cursor.identity) return true;
+    if (cursor.offset > 0 && cursor.identity !== '' && seen.identity !== cursor.identity) return state.replacedSeen === null || this.passes > state.replacedSeen;
     if (seen.size < cursor.offset) return true;
     if (seen.size > cursor.offset) {
       const waiting = state.waitingTail;

@@ -31,6 +31,8 @@ export interface HistoryServiceOptions {
   readonly pace?: Pace;
   /** Rebuild derived search data from retained records first. */
   readonly reindex?: boolean;
+  /** Once mode: compare every captured prefix with its file before finishing. */
+  readonly verify?: boolean;
   /** Called when the worker fails or restarts (the broker logs it). */
   readonly onEvent?: (event: { type: 'restart' | 'exit' | 'error'; detail: string }) => void;
 }
@@ -49,10 +51,11 @@ function disabledStatus(env: NodeJS.ProcessEnv): HistoryStatus {
     counts: { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 },
     backlog: { sources: 0, bytes: 0 },
     capture: CAUGHT_UP,
-    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0 },
+    discovery: { passes: 0, running: false, lastPassAt: null, refusedLinks: 0, gone: 0, skipped: 0 },
     watch: { state: 'off', problem: null },
     batches: { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 },
     malformedLines: 0,
+    scrub: null,
     reindex: { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null },
     problems: [],
     lastError: null,
@@ -85,7 +88,7 @@ export class HistoryService {
 
   constructor(private readonly options: HistoryServiceOptions = {}) {
     const env = options.env ?? process.env;
-    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec', reindex: options.reindex === true };
+    this.startOptions = { env: { ...env }, mode: options.mode ?? 'serve', pace: options.pace ?? 'spec', reindex: options.reindex === true, verify: options.verify === true };
   }
 
   /** Whether the environment switch keeps the worker from starting. */
@@ -99,6 +102,8 @@ export class HistoryService {
 
   async start(): Promise<void> {
     if (this.disabled || this.worker !== null) return;
+    // A home that cannot be used (a path that is not UTF-8) is refused here, before any thread starts.
+    resolvePaths(this.startOptions.env as NodeJS.ProcessEnv);
     this.stopped = false;
     await this.spawn();
   }
@@ -110,7 +115,15 @@ export class HistoryService {
     this.startedAt = Date.now();
     worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: error.message }));
     worker.on('exit', (code) => this.exited(worker, code));
-    await unwrap(this.api.start(this.startOptions));
+    try {
+      await unwrap(this.api.start(this.startOptions));
+    } catch (error) {
+      // A worker that failed to start must not keep the process alive.
+      this.worker = null;
+      this.api = null;
+      await worker.terminate();
+      throw error;
+    }
     if (this.pressureOn) void this.api.pressure(true);
   }
 

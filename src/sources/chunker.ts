@@ -58,3 +58,16 @@ export function cutChunk({ bytes, atEof, settled, document, holdBack = 0 }: CutI
   if (!atEof) return utf8Boundary(bytes);
   return settled ? bytes.length : 0;
 }
+
+/**
+ * Whether a retained chunk was cut by the chunk limit (a line longer than a
+ * chunk, whose next bytes were already on disk) rather than after a newline
+ * or at the end of the file (a line caught half-written): cutChunk ends a
+ * chunk without a newline short of the end of the file only on a UTF-8
+ * boundary of a full read, at most 3 bytes short of it. Reindex derives
+ * ParseTask.continues from this, as capture knew it.
+ */
+export function cutByLimit(bytes: Uint8Array, chunkBytes: number, holdBack = 0): boolean {
+  if (bytes.length === 0 || bytes[bytes.length - 1] === 10 || bytes.indexOf(10) !== -1) return false;
+  return bytes.length >= chunkBytes - (holdBack > 0 ? holdBack : 0) - 3;
+}

@@ -3,7 +3,7 @@
 // by file identity"). A missing or unfinished first line is not cached: the
 // file may still be being written.
 
-import { open } from 'node:fs/promises';
+import { openSourceFile } from '../os/source-file.ts';
 import type { Header } from './source-module.ts';
 import { identityOf } from './identity.ts';
 
@@ -16,7 +16,7 @@ export class HeaderCache {
   constructor(private readonly capacity: number) {}
 
   async read(path: string): Promise<Header> {
-    const handle = await open(path, 'r');
+    const handle = await openSourceFile(path);
     try {
       const identity = identityOf(await handle.stat());
       const cached = this.cache.get(identity);

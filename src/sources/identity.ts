@@ -10,7 +10,10 @@
 // - the anchor differs (rewritten in place);
 // - the head differs (rewritten in place, then grown past the old end);
 // - the file was modified without growing (a same-size rewrite): the whole
-//   captured prefix is compared with the retained bytes.
+//   captured prefix is compared with the retained bytes;
+// - a few windows of the captured prefix, compared when a changed file is
+//   opened, differ (the lane's spot checks), or the scrubber found a byte
+//   that differs (src/ingest/scrubber.ts): an edit in the middle.
 
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
@@ -46,7 +49,7 @@ export interface FileFacts {
 export type GenerationCheck =
   | { readonly verdict: 'continue' }
   | { readonly verdict: 'verify' }
-  | { readonly verdict: 'new'; readonly reason: 'identity' | 'shorter' | 'anchor' | 'head' };
+  | { readonly verdict: 'new'; readonly reason: 'identity' | 'shorter' | 'anchor' | 'head' | 'spot' };
 
 /** Decide whether capture continues the current generation. */
 export function checkGeneration(cursor: CursorFacts, file: FileFacts): GenerationCheck {

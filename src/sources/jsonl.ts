@@ -7,11 +7,15 @@
 // line that continues past the chunk (a line longer than a chunk, or the
 // unfinished last line of a file). Such fragments cannot be parsed as JSON;
 // their bytes are indexed as text, with escapes decoded, so the tail of a
-// 100 MB line stays findable.
+// 100 MB line stays findable. Two exceptions keep a line's metadata out of
+// the index: the first part of a line (half-written, or longer than a chunk)
+// is decoded as far as its JSON goes (partial-json.ts), and the rest of a
+// line whose first part is at hand (task.lineHead) is decoded whole.
 
 import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
 import { withoutControls } from '../text/controls.ts';
 import { fragmentText, withoutTrailingToken } from '../text/extract.ts';
+import { partialJson } from '../text/partial-json.ts';
 
 export interface DecodedLine {
   /** Conversation id, or null for the file's own conversation. */
@@ -75,7 +79,15 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
     let text: string;
     let at: number | null = null;
     let facts: LineFacts | undefined;
-    if (continuation) {
+    const whole = continuation && complete && task.lineHead !== undefined ? decodeWhole(task, buf.subarray(pos, newline), decoder) : null;
+    if (whole !== null) {
+      // The rest of a line whose start is at hand: the whole line, decoded (its route stays the one its start had).
+      text = whole.text;
+      at = whole.at ?? timestampFrom(line.slice(-ROUTING_TAIL));
+      if (cwd === null) cwd = whole.cwd;
+      if (task.offset - (task.lineHead as Uint8Array).length === 0 && whole.parent !== null) parent = whole.parent;
+      links.push(...whole.links);
+    } else if (continuation) {
       // The rest of a line that began in an earlier chunk.
       text = fragmentText(task.carry + line);
       if (complete) at = timestampFrom(line.slice(-ROUTING_TAIL));
@@ -101,7 +113,7 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         const head = line.slice(0, ROUTING_HEAD);
         route = decoder.routeFragment(head, task.context);
         facts = decoder.fragmentFacts?.(head, task.context);
-        text = fragmentText(line);
+        text = (complete ? null : partialText(line, task, decoder)) ?? fragmentText(line);
         at = timestampFrom(head);
       }
     }
@@ -111,6 +123,28 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
   }
 
   return { bytes, segments, hints: { cwd, parent, links, malformed } };
+}
+
+/** The human text of the first part of a line, decoded as far as its JSON goes; null when it is not JSON. */
+function partialText(line: string, task: ParseTask, decoder: LineDecoder): string | null {
+  const value = partialJson(line);
+  if (value === undefined || value === null || typeof value !== 'object') return null;
+  try {
+    return decoder.decode(value, task.context, false).text;
+  } catch {
+    return null;
+  }
+}
+
+/** A line completed in this chunk, decoded with its start (task.lineHead); null when the whole is not valid JSON. */
+function decodeWhole(task: ParseTask, rest: Buffer, decoder: LineDecoder): DecodedLine | null {
+  const head = task.lineHead as Uint8Array;
+  try {
+    const text = Buffer.concat([head, rest]).toString('utf8');
+    return decoder.decode(JSON.parse(text), task.context, task.offset === head.length);
+  } catch {
+    return null;
+  }
 }
 
 const NO_HINTS = { cwd: null, parent: null, links: [], malformed: 0 } as const;

@@ -11,6 +11,7 @@ import { fold } from '../text/fold.ts';
 import { GENERATIONS_SQL, fillGenerations } from './generations.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
+import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
 
 /** A history.db connection: a plain SQLite connection (src/sqlite/open.ts). */
 export type { Db } from '../sqlite/open.ts';
@@ -88,6 +89,7 @@ function openWritable(path: string, options: WriterOptions): Db {
     const create = db.transaction(() => {
       if (assertVersion(db, path) === SCHEMA_VERSION) {
         db.exec(OWN_INDEXES_SQL);
+        db.exec(SOURCE_PATHS_SQL);
         if (!hasTable(db, 'history_document_facets')) {
           db.exec(FACETS_SQL);
           db.exec(FACETS_FILL_SQL);

@@ -28,6 +28,26 @@ export function* retainedChunks(db: Db, source: string, generation: number): Gen
   }
 }
 
+/**
+ * The retained bytes [from, to) of one (source, generation), or null where a
+ * record is missing (a legacy gap). Bounded by the caller (a line's start,
+ * at most WHOLE_LINE_MAX).
+ */
+export function retainedBytes(db: Db, source: string, generation: number, from: number, to: number): Uint8Array | null {
+  const rows = db
+    .prepare('SELECT offset, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset < ? AND offset + length(raw) > ? ORDER BY offset')
+    .all(source, generation, to, from) as RetainedChunk[];
+  const parts: Buffer[] = [];
+  let at = from;
+  for (const row of rows) {
+    if (row.offset > at) return null;
+    const raw = Buffer.from(row.raw.buffer, row.raw.byteOffset, row.raw.byteLength);
+    parts.push(raw.subarray(at - row.offset, Math.min(raw.length, to - row.offset)));
+    at = Math.min(row.offset + raw.length, to);
+  }
+  return at === to ? Buffer.concat(parts) : null;
+}
+
 export function generationsOf(db: Db, source: string): number[] {
   return db.prepare('SELECT DISTINCT generation FROM conversation_records WHERE source = ? ORDER BY generation').pluck().all(source) as number[];
 }

@@ -109,13 +109,20 @@ export function recordsFrom(db: Db, source: string, generation: number, offset: 
     .all(source, generation, generation, offset, maxRecord, limit) as RetainedRecord[];
 }
 
-/** Records that belong to no file source (provider rows, legacy bridge records), by id. */
+/**
+ * Records that belong to no file source (provider rows, legacy bridge records), by id.
+ * A context event's routed copy (`<file source>:event:<conversation>`) belongs to its
+ * file source: the files stage derives its documents, as it does for inline copies.
+ */
 export function otherRecordsAfter(db: Db, after: number, maxRecord: number, limit: number): RetainedRecord[] {
+  const formats = FILE_FORMATS.map((f) => `'${f}'`).join(', ');
   return db
     .prepare(
       `SELECT id, source, generation, offset, conversation, at, raw, part FROM conversation_records r
        WHERE id > ? AND id <= ? AND source NOT LIKE '%:inline:%'
-         AND NOT EXISTS (SELECT 1 FROM conversation_sources s WHERE s.id = r.source AND s.format IN (${FILE_FORMATS.map((f) => `'${f}'`).join(', ')}))
+         AND NOT EXISTS (SELECT 1 FROM conversation_sources s WHERE s.id = r.source AND s.format IN (${formats}))
+         AND NOT (instr(r.source, ':event:') > 0
+                  AND EXISTS (SELECT 1 FROM conversation_sources s WHERE s.id = substr(r.source, 1, instr(r.source, ':event:') - 1) AND s.format IN (${formats})))
        ORDER BY id LIMIT ?`,
     )
     .all(after, maxRecord, limit) as RetainedRecord[];

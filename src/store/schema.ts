@@ -7,6 +7,7 @@
 // Our own additions are separate tables and indexes, never new columns.
 
 import { GENERATIONS_SQL } from './generations.ts';
+import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
 
 export const SCHEMA_VERSION = 1;
 
@@ -294,5 +295,5 @@ export interface SchemaParts {
 
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
-  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, GENERATIONS_SQL, OWN_INDEXES_SQL].join('\n');
+  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, GENERATIONS_SQL, OWN_INDEXES_SQL, SOURCE_PATHS_SQL].join('\n');
 }

@@ -8,6 +8,8 @@ import type { LineFacts, LineFormat } from '../../protocols/records.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { jobOfConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
+import { hasTable } from './open.ts';
+import { prepared } from './statements.ts';
 
 export const EMPTY_CURSOR: SourceCursor = {
   generation: 0,
@@ -118,14 +120,23 @@ export function loadSource(db: Db, id: string): StoredSource | undefined {
   return row === undefined ? undefined : toStored(row);
 }
 
+/** Ids of the sources now at `path`, else of those that were once captured there (most recent first). */
+export function sourcesAtPath(db: Db, path: string): string[] {
+  const now = prepared(db, 'SELECT id FROM conversation_sources WHERE path = ? ORDER BY id').pluck().all(path) as string[];
+  if (now.length > 0 || !hasTable(db, 'history_source_paths')) return now;
+  return prepared(db, 'SELECT source FROM history_source_paths WHERE path = ? ORDER BY first_seen DESC, source').pluck().all(path) as string[];
+}
+
 /** Writer-side statements over source rows; run inside the caller's transaction. */
 export class SourceRows {
   private readonly insert;
   private readonly updatePath;
   private readonly updateCursor;
   private readonly upsertExtra;
+  private readonly insertPath;
 
   constructor(db: Db) {
+    this.insertPath = db.prepare('INSERT OR IGNORE INTO history_source_paths (source, path, first_seen) VALUES (?, ?, ?)');
     this.insert = db.prepare(
       "INSERT OR IGNORE INTO conversation_sources (id, path, conversation, format, generation, offset, identity, anchor, checked) VALUES (?, ?, ?, ?, 0, 0, '', '', 0)",
     );
@@ -140,12 +151,15 @@ export class SourceRows {
 
   /** Returns true when the row is new. */
   register(plan: SourcePlan): boolean {
-    return this.insert.run(plan.id, plan.path, plan.conversation.id, plan.format satisfies LineFormat).changes > 0;
+    const added = this.insert.run(plan.id, plan.path, plan.conversation.id, plan.format satisfies LineFormat).changes > 0;
+    this.insertPath.run(plan.id, plan.path, Date.now());
+    return added;
   }
 
-  /** The file moved (same identity, new path): keep capturing it as the same source. */
+  /** The file moved (same identity, new path): keep capturing it as the same source; its old paths stay in its history. */
   move(id: string, path: string): void {
     this.updatePath.run(path, id);
+    this.insertPath.run(id, path, Date.now());
   }
 
   saveCursor(id: string, cursor: SourceCursor): void {

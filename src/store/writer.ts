@@ -4,7 +4,7 @@
 // transactions cannot span an await), so no source read, provider query or
 // Git lookup can ever happen inside one.
 
-import type { CommitChunk, CommitResult, CommitTotals, ReindexProgress, StoreCounts } from '../../protocols/history.ts';
+import type { CommitChunk, CommitResult, CommitTotals, ReindexProgress, ScrubProgress, StoreCounts } from '../../protocols/history.ts';
 import type { RowBatch } from '../../protocols/rows.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { RecordAppender } from './appender.ts';
@@ -15,6 +15,7 @@ import { storeCounts } from './counts.ts';
 import { ConversationIndex } from './conversations.ts';
 import type { Db } from './open.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
+import { saveScrubProgress } from './scrub-store.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
 
 export class HistoryWriter {
@@ -147,6 +148,10 @@ export class HistoryWriter {
       saveReindexProgress(this.db, chunks.length > 0 ? { ...next, ...state } : next);
       return totals;
     });
+  }
+
+  saveScrub(progress: ScrubProgress): void {
+    this.transact(() => saveScrubProgress(this.db, progress));
   }
 
   counts(): StoreCounts {

@@ -10,6 +10,7 @@ import { CONVERSATION_LIMIT, type ConversationRecord, type GetConversationOutput
 import { resolvePaths } from '../../config/paths.ts';
 import { HistoryReader } from '../../read/history-reader.ts';
 import { UsageError, intFlag, parse } from '../args.ts';
+import { LineJoiner } from '../line-joiner.ts';
 import { formatBytes, formatTime, printJson } from '../output.ts';
 
 const FLAGS = {
@@ -34,12 +35,13 @@ function header(page: GetConversationOutput, id: string): string {
   return `${parts.join('  ')}\n`;
 }
 
-async function human(page: GetConversationOutput): Promise<void> {
+async function human(page: GetConversationOutput, lines: LineJoiner): Promise<void> {
   for (const r of page.records) {
     const bytes = Buffer.byteLength(r.raw, 'base64');
     const flags = [r.part === null ? '' : `part ${r.part}`, r.foreignHome === true ? 'foreign home' : ''].filter((s) => s !== '').join(', ');
     await write(`--- #${r.id}  ${formatTime(r.at)}  ${r.source} g${r.generation} @${r.offset}  ${formatBytes(bytes)}${flags === '' ? '' : `  (${flags})`}\n`);
-    await write(r.text.endsWith('\n') ? r.text : `${r.text}\n`);
+    const text = lines.take({ source: r.source, generation: r.generation, offset: r.offset, raw: Buffer.from(r.raw, 'base64') });
+    await write(text.endsWith('\n') ? text : `${text}\n`);
   }
 }
 
@@ -54,6 +56,7 @@ export async function conversation(argv: readonly string[]): Promise<number> {
   let after = intFlag(flags.after, 'after', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
   const limit = intFlag(flags.limit, 'limit', CONVERSATION_LIMIT);
   const reader = new HistoryReader(resolvePaths());
+  const lines = new LineJoiner();
   try {
     for (let first = true; ; first = false) {
       let page: GetConversationOutput;
@@ -71,7 +74,11 @@ export async function conversation(argv: readonly string[]): Promise<number> {
         for (const r of page.records) await write(Buffer.from(r.raw, 'base64'));
       } else {
         if (first) await write(header(page, id));
-        await human(page);
+        await human(page, lines);
+        if (flags.all !== true || page.next === null) {
+          const unfinished = lines.flush(page.next !== null);
+          if (unfinished !== null) await write(unfinished);
+        }
         if (flags.all !== true && page.next !== null) await write(`more: agent-bridge conversation ${id} --after ${page.next}\n`);
       }
       if (flags.all !== true || page.next === null) return 0;

@@ -1,7 +1,10 @@
-// `agent-bridge ingest --once [--pace spec|max] [--json]`: the same pipeline
-// as serve, until no work remains.
+// `agent-bridge ingest --once [--pace spec|max] [--verify] [--json]`: the same
+// pipeline as serve, until no work remains. --verify then compares every
+// captured prefix with its file (one scrub sweep, unpaced) and captures a new
+// generation of any file that differs, before exiting.
 
 import { resolvePaths } from '../../config/paths.ts';
+import type { ScrubStatus } from '../../../protocols/service.ts';
 import { HistoryService } from '../../service/history-service.ts';
 import { UsageError, choiceFlag, parse } from '../args.ts';
 import { captureProgressText } from '../capture-text.ts';
@@ -10,10 +13,10 @@ import { migrationLines } from '../migration-text.ts';
 import { formatBytes, isTty, printJson } from '../output.ts';
 
 export async function ingest(argv: readonly string[]): Promise<number> {
-  const { flags } = parse(argv, { once: { type: 'boolean' }, pace: { type: 'string' }, json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
+  const { flags } = parse(argv, { once: { type: 'boolean' }, pace: { type: 'string' }, verify: { type: 'boolean' }, json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
   if (flags.once !== true) throw new UsageError('ingest needs --once (use `agent-bridge serve` to keep running)');
   const pace = choiceFlag(flags.pace, 'pace', ['spec', 'max'] as const) ?? 'spec';
-  const service = new HistoryService({ mode: 'once', pace });
+  const service = new HistoryService({ mode: 'once', pace, verify: flags.verify === true });
   if (service.disabled) {
     process.stderr.write('agent-bridge history: ingestion is disabled by AGENT_BRIDGE_HISTORY_INGEST\n');
     return 0;
@@ -41,11 +44,24 @@ export async function ingest(argv: readonly string[]): Promise<number> {
     if (flags.json === true) printJson(summary);
     else
       process.stdout.write(
-        `captured ${summary.records} records (${formatBytes(summary.rawBytes)}), ${summary.documents} documents in ${summary.batches} batches, ${(summary.elapsedMs / 1000).toFixed(1)} s\n`,
+        `captured ${summary.records} records (${formatBytes(summary.rawBytes)}), ${summary.documents} documents in ${summary.batches} batches, ${(summary.elapsedMs / 1000).toFixed(1)} s\n${flags.verify === true ? verifyLine(summary.status.scrub) : ''}`,
       );
+    // What was found but not captured (a FIFO named like a transcript, an unreadable file): said, not silent.
+    const problems = summary.status.problems;
+    if (flags.json !== true && problems.length > 0) {
+      for (const p of problems.slice(0, 20)) process.stderr.write(`agent-bridge ingest: ${p.path}: ${p.message} [${p.code}]\n`);
+      if (problems.length > 20) process.stderr.write(`agent-bridge ingest: ${problems.length - 20} more (see agent-bridge status)\n`);
+    }
     return 0;
   } finally {
     if (progress !== null) clearInterval(progress);
     await service.stop();
   }
+}
+
+function verifyLine(scrub: ScrubStatus | null): string {
+  const sweep = scrub?.lastSweep;
+  if (scrub === null || sweep === null || sweep === undefined) return '';
+  const mismatch = sweep.mismatches === 0 || scrub.lastMismatch === null ? '' : `; last differing byte: ${scrub.lastMismatch.path} generation ${scrub.lastMismatch.generation} offset ${scrub.lastMismatch.offset}`;
+  return `verified: ${sweep.sources} files equal their captured bytes (${formatBytes(sweep.bytes)} compared); ${sweep.mismatches} differed and were captured again as a new generation${mismatch}\n`;
 }

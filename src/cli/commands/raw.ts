@@ -1,10 +1,13 @@
 // `agent-bridge raw <source-id> [--generation N]`: the exact captured bytes
 // of one generation of a source, concatenated in offset order, to stdout.
+// A path names the source captured there: its current path, or one it had
+// before it moved (history_source_paths).
 
 import { HistoryError } from '../../../protocols/errors.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { onStore } from '../../store/store-errors.ts';
-import { openReader } from '../../store/open.ts';
+import { type Db, openReader } from '../../store/open.ts';
+import { sourcesAtPath } from '../../store/source-rows.ts';
 import { generationsOf, retainedChunks } from '../../store/records.ts';
 import { intFlag, parse } from '../args.ts';
 
@@ -14,11 +17,11 @@ async function write(bytes: Uint8Array): Promise<void> {
 
 export async function raw(argv: readonly string[]): Promise<number> {
   const { flags, positionals } = parse(argv, { generation: { type: 'string' } }, { min: 1, max: 1, names: '<source-id>' });
-  const source = positionals[0] as string;
   const path = resolvePaths().historyDb;
   const db = openReader(path);
   if (db === null) throw new HistoryError('BAD_INPUT', 'no history has been captured yet (history.db does not exist)');
   try {
+    const source = onStore(path, () => sourceNamed(db, positionals[0] as string));
     const generations = onStore(path, () => generationsOf(db, source));
     if (generations.length === 0) throw new HistoryError('BAD_INPUT', `unknown source: ${source} (see \`agent-bridge sources\`)`);
     const generation = intFlag(flags.generation, 'generation', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? (generations.at(-1) as number);
@@ -35,4 +38,12 @@ export async function raw(argv: readonly string[]): Promise<number> {
   } finally {
     db.close();
   }
+}
+
+/** The source id `name` is, or the one source captured at the path `name`. */
+function sourceNamed(db: Db, name: string): string {
+  if (generationsOf(db, name).length > 0) return name;
+  const ids = sourcesAtPath(db, name);
+  if (ids.length > 1) throw new HistoryError('BAD_INPUT', `several sources were captured at ${name}: ${ids.join(', ')}; name one by its id`);
+  return ids[0] ?? name;
 }

@@ -27,6 +27,9 @@ import { problemLine, reportConfigProblems } from '../config-report.ts';
 import { readMigrationProgress } from '../../migration/status.ts';
 import { captureProgressText } from '../capture-text.ts';
 import { migrationLines } from '../migration-text.ts';
+import { scrubLines } from '../scrub-text.ts';
+import type { ScrubProgress } from '../../../protocols/history.ts';
+import { loadScrubProgress } from '../../store/scrub-store.ts';
 import { formatBytes, formatTime, isTty, printJson } from '../output.ts';
 
 export interface StatusReport {
@@ -43,22 +46,26 @@ export interface StatusReport {
   readonly config: ConfigStatus;
   /** history.db could not be read (damaged: see `agent-bridge recover`); null when it reads fine. */
   readonly storeError: HistoryErrorShape | null;
+  /** What the scrubber has verified, as kept in history.db (the live service's view is service.scrub). */
+  readonly verified: ScrubProgress | null;
 }
 
 /** What history.db holds and how far its migration is; a damaged store is reported, not thrown. */
-function readStore(paths: HistoryPaths): { counts: Counts | null; migration: MigrationProgress | null; error: HistoryErrorShape | null } {
+function readStore(paths: HistoryPaths): { counts: Counts | null; verified: ScrubProgress | null; migration: MigrationProgress | null; error: HistoryErrorShape | null } {
   try {
     const db = existsSync(paths.historyDb) ? openReader(paths.historyDb) : null;
     let counts: Counts | null = null;
+    let verified: ScrubProgress | null = null;
     try {
       counts = db === null ? null : onStore(paths.historyDb, () => storeCounts(db));
+      verified = db === null ? null : onStore(paths.historyDb, () => loadScrubProgress(db));
     } finally {
       db?.close();
     }
-    return { counts, migration: onStore(paths.historyDb, () => readMigrationProgress(paths)), error: null };
+    return { counts, verified, migration: onStore(paths.historyDb, () => readMigrationProgress(paths)), error: null };
   } catch (error) {
     if (!isCorruption(error)) throw error;
-    return { counts: null, migration: null, error: serializeError(error) };
+    return { counts: null, verified: null, migration: null, error: serializeError(error) };
   }
 }
 
@@ -70,13 +77,14 @@ export async function status(argv: readonly string[]): Promise<number> {
   const owner = WriterLock.liveOwner(paths.writerLock);
   const stored = readStore(paths);
   const counts = stored.counts;
+  const verified = stored.verified;
   const published = readStatusFile(paths);
   // A status file left by a process that is no longer the writer is history, not live state.
   const service = published !== null && owner !== null && published.writer.pid === owner.pid ? published : null;
   const disabled = ingestEnvDisabled();
   const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
   const migration = service?.migration ?? stored.migration;
-  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled, config, storeError: stored.error };
+  const report: StatusReport = { home: paths.bridgeHome, historyDb: paths.historyDb, phase, writer: { pid: owner?.pid ?? null }, counts, service, migration, ingestDisabledByEnv: disabled, config, storeError: stored.error, verified };
   const code = stored.error === null ? 0 : 1;
   if (flags.json === true) {
     printJson(report);
@@ -92,6 +100,7 @@ export async function status(argv: readonly string[]): Promise<number> {
   }
   for (const p of config.problems) lines.push(`config:  ${problemLine(p)}`);
   if (migration !== null) lines.push(...migrationLines(migration, { tty: isTty(), live: service !== null }));
+  lines.push(...scrubLines(service?.scrub ?? null, verified));
   if (service !== null) {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
     // A status file from a build before capture progress was published has no `capture`.

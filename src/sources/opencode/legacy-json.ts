@@ -9,7 +9,7 @@
 // chunk is parsed and indexed like the database row it was migrated into;
 // a larger one is indexed chunk by chunk as text, all chunks one logical line.
 
-import { open } from 'node:fs/promises';
+import { openSourceFile } from '../../os/source-file.ts';
 import type { ParseResult, ParseTask, Segment } from '../../../protocols/records.ts';
 import { fragmentText } from '../../text/extract.ts';
 import type { FileSourceModule } from '../source-module.ts';
@@ -23,7 +23,7 @@ const SESSION_FIELD = /"sessionID"\s*:\s*"([^"]{1,128})"/;
 const HEAD_BYTES = 4096;
 
 async function sessionNamedIn(path: string): Promise<string | null> {
-  const handle = await open(path, 'r');
+  const handle = await openSourceFile(path);
   try {
     const buffer = Buffer.alloc(HEAD_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, HEAD_BYTES, 0);

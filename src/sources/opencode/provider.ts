@@ -15,7 +15,7 @@ import type { HistoryAsk } from '../../../protocols/history.ts';
 import { OpenCodeDatabase } from './database.ts';
 import { sliceDocuments } from './documents.ts';
 import { parseSource } from '../../keys/opencode.ts';
-import { locateDatabases } from './locate.ts';
+import { locateDatabases, unopenable } from './locate.ts';
 import { SnapshotStore } from './snapshot.ts';
 import { StepOutput, type StepBudget } from './step.ts';
 import { carryOf } from './text.ts';
@@ -40,6 +40,8 @@ export class OpenCodeProvider implements RecordProvider {
   private readonly budget: StepBudget;
   private readonly now: () => number;
   private locatedAt: number | null = null;
+  /** Locations that exist but cannot be opened (paths that are not UTF-8). */
+  private refused: SourceProblem[] = [];
   private readonly outstanding = new BatchEffects();
   private readonly carries = new Map<string, Uint8Array>();
 
@@ -61,6 +63,7 @@ export class OpenCodeProvider implements RecordProvider {
     if (this.locatedAt !== null && now - this.locatedAt < this.deps.limits.discoveryRevisitMs) return;
     if (this.locatedAt === null) await this.snapshots.clear();
     this.locatedAt = now;
+    this.refused = await unopenable(this.deps.paths);
     for (const found of await locateDatabases(this.deps.paths)) {
       if (this.databases.has(found.path)) continue;
       const { history, resolveProject, limits, mode } = this.deps;
@@ -90,7 +93,7 @@ export class OpenCodeProvider implements RecordProvider {
   }
 
   problems(): SourceProblem[] {
-    const list: SourceProblem[] = [];
+    const list: SourceProblem[] = [...this.refused];
     for (const db of this.databases.values()) if (db.problem !== null) list.push(db.problem);
     return list;
   }
