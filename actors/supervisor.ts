@@ -5,7 +5,8 @@
 //   discovery  walker, header cache, watch (DiscoveryActor)
 //   scheduler  the ingestion loop (Scheduler)
 //   migrator   legacy bridge.db → history.db migration (MigratorActor)
-//   mirror     per-project replicas: arrives with its own issue
+//   mirror     per-project replicas (MirrorActor), stepped by the scheduler
+//              between capture batches; off with AGENT_BRIDGE_HISTORY_MIRRORS=off
 // The elected writer first runs the migration (start() never waits for it);
 // ingestion starts once history.db holds the verified legacy copy, and so
 // continues from the migrated source cursors. A latched migration failure
@@ -40,6 +41,10 @@ import { WriterLock } from '../src/store/writer-lock.ts';
 import { DiscoveryActor } from './discovery-actor.ts';
 import { HistoryActor } from './history-actor.ts';
 import { MigratorActor } from './migrator-actor.ts';
+import { MirrorActor } from './mirror-actor.ts';
+import { MirrorSync } from '../src/mirror/mirror-sync.ts';
+import { mirrorsDisabled } from '../src/mirror/switch.ts';
+import { idleMirrorStatus, type MirrorStatus } from '../protocols/mirror.ts';
 import { ParserPool, parserThreads } from './parser-pool.ts';
 
 const STANDBY_RETRY_MS = 2000;
@@ -50,6 +55,8 @@ interface Ingestion {
   readonly parser: ParserPool;
   readonly discovery: DiscoveryActor;
   readonly scheduler: Scheduler;
+  /** null when AGENT_BRIDGE_HISTORY_MIRRORS=off. */
+  readonly mirror: MirrorActor | null;
   readonly loop: Promise<void>;
 }
 
@@ -209,6 +216,9 @@ export class Supervisor {
     const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
     const bridge = new BridgeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
+    const mirror = mirrorsDisabled(options.env)
+      ? null
+      : new MirrorActor(new MirrorSync({ paths, env: options.env, limits: this.limits, mode: options.mode }), () => (scheduler?.pauseReasons().length ?? 0) > 0);
     scheduler = new Scheduler(
       {
         history: (message) => history.handle(message),
@@ -221,12 +231,13 @@ export class Supervisor {
         },
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
+        ...(mirror === null ? {} : { mirror: async () => (await mirror.handle({ type: 'step' })).more }),
       },
       { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true },
     );
     if (this.pressureOn) scheduler.setPressure(true);
     if (options.mode === 'serve') discovery.watch();
-    return { parser, discovery, scheduler, loop: scheduler.run() };
+    return { parser, discovery, scheduler, mirror, loop: scheduler.run() };
   }
 
   finished(): Promise<OnceSummary> {
@@ -307,9 +318,16 @@ export class Supervisor {
       problems: scheduler?.problems() ?? [],
       lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),
       migration,
-      mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
+      mirror: this.mirrorStatus(),
       updatedAt: Date.now(),
     };
+  }
+
+  private mirrorStatus(): MirrorStatus {
+    if (this.options !== null && mirrorsDisabled(this.options.env)) return idleMirrorStatus('off', 'AGENT_BRIDGE_HISTORY_MIRRORS=off');
+    const ingestion = this.running?.ingestion;
+    if (ingestion === null || ingestion === undefined) return idleMirrorStatus(this.running === null ? 'off' : 'not-started');
+    return ingestion.mirror?.handle({ type: 'status' }) ?? idleMirrorStatus('off');
   }
 
   private reindexStatus(): HistoryStatus['reindex'] {
@@ -353,6 +371,7 @@ export class Supervisor {
     await running.done.catch(() => undefined);
     this.publishStatus();
     const results = await Promise.allSettled([
+      ingestion?.mirror?.stop(),
       ingestion?.discovery.stop(),
       ingestion?.parser.stop(),
       running.history.stop(),

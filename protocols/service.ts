@@ -4,6 +4,7 @@
 
 import type { HistoryErrorShape } from './errors.ts';
 import type { MigrationProgress } from './migration.ts';
+import type { MirrorStatus } from './mirror.ts';
 
 export type Pace = 'spec' | 'max';
 
@@ -37,12 +38,6 @@ export interface SourceProblem {
   readonly path: string;
   readonly code: string;
   readonly message: string;
-}
-
-/** Placeholder for the actors that arrive in later issues (mirrors). */
-export interface ChildStatus {
-  readonly phase: string;
-  readonly detail?: string;
 }
 
 export interface ReindexStatus {
@@ -85,7 +80,8 @@ export interface HistoryStatus {
   readonly lastError: HistoryErrorShape | null;
   /** The legacy bridge.db → history.db migration (phase, percent, ETA, rows, IO rate, error). */
   readonly migration: MigrationProgress;
-  readonly mirror: ChildStatus;
+  /** Project replicas: phase, placement, every project's state. */
+  readonly mirror: MirrorStatus;
   readonly updatedAt: number;
 }
 

@@ -21,9 +21,9 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
   search: {
     run: search,
-    usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--json]',
+    usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--db FILE] [--json]',
   },
-  conversation: { run: conversation, usage: 'conversation <id> [--after N] [--limit N] [--all] [--raw] [--json]' },
+  conversation: { run: conversation, usage: 'conversation <id> [--after N] [--limit N] [--all] [--raw] [--db FILE] [--json]' },
   mcp: { run: mcp, usage: 'mcp [--tool-prefix P]                stdio MCP server: search_history, get_conversation (read-only)' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },

@@ -62,6 +62,18 @@ export interface Limits {
    * no measured CPU cost (bench/ingest.ts).
    */
   readonly workerYoungGenerationMb: number;
+  /** Project mirrors: raw records copied per step (specification: eight) ... */
+  readonly mirrorRecordsPerStep: number;
+  /** ... and metadata ids (conversations, projects) checked per step (32). */
+  readonly mirrorIdsPerStep: number;
+  /** A deferred or refused project is tried again this long after. */
+  readonly mirrorRecheckMs: number;
+  /** How often `serve` looks whether a synced replica is still there (the owner may delete it). */
+  readonly mirrorVerifyMs: number;
+  /** Replica connections kept open at once (the least recently used is closed). */
+  readonly mirrorOpenReplicas: number;
+  /** Time one step may spend preparing projects (Git exclusion, folders; at least one project). */
+  readonly mirrorPrepareBudgetMs: number;
 }
 
 export const LIMITS: Limits = {
@@ -90,6 +102,12 @@ export const LIMITS: Limits = {
   migrationPausePollMs: 100,
   migrationTailIntervalMs: 2000,
   workerYoungGenerationMb: 8,
+  mirrorRecordsPerStep: 8,
+  mirrorIdsPerStep: 32,
+  mirrorRecheckMs: 5000,
+  mirrorVerifyMs: 30_000,
+  mirrorOpenReplicas: 32,
+  mirrorPrepareBudgetMs: 20,
 };
 
 /** Accepted migration IO paces (config and environment), bytes per second. */

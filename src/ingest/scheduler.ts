@@ -5,6 +5,8 @@
 //   batch     up to two file sources (read ahead and parsed in the pool) and
 //             one unit of work from each record provider, in one commit;
 //   reindex   one bounded step of a reindex in progress;
+//   mirror    after a real timer yield, one bounded step of the project
+//             replicas (outside every capture transaction);
 //   wait      100 ms while a backlog remains (none at pace max), 2 s when idle.
 // Invariants: source reads and project lookups happen before the commit, never
 // inside it; a cursor in memory only moves after the history actor committed
@@ -37,6 +39,8 @@ export interface SchedulerPorts {
   readonly resolveProject: (cwd: string) => Promise<string>;
   /** The newest reindex request (epoch ms) made by `agent-bridge reindex`, or null. */
   readonly reindexRequest: () => number | null;
+  /** One bounded step of the project mirrors; resolves whether mirror work remains (absent: no mirrors). */
+  readonly mirror?: () => Promise<boolean>;
 }
 
 export interface SchedulerOptions {
@@ -142,6 +146,7 @@ export class Scheduler {
           await files.poll();
           backlog = await this.batch();
           backlog = (await this.reindex()) || backlog;
+          backlog = (await this.mirror()) || backlog;
         } catch (error) {
           this.fail(error);
         }
@@ -201,6 +206,15 @@ export class Scheduler {
       if (current === null && (done === null || requested > done)) history({ type: 'beginReindex', requestedAt: requested });
     }
     return this.reindexer.step();
+  }
+
+  /** One mirror step after a real timer yield, so queued messages and timers run between it and the batch. */
+  private async mirror(): Promise<boolean> {
+    const step = this.ports.mirror;
+    if (step === undefined) return false;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    if (this.stopping) return false;
+    return step();
   }
 
   private settled = (mtimeMs: number): boolean =>

@@ -23,6 +23,7 @@ import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions }
 import { LIMITS } from '../config/limits.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
+import { idleMirrorStatus } from '../../protocols/mirror.ts';
 
 export interface HistoryServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -68,7 +69,7 @@ function disabledStatus(): HistoryStatus {
     problems: [],
     lastError: null,
     migration: emptyProgress('starting'),
-    mirror: { phase: 'not-started' },
+    mirror: idleMirrorStatus('off', 'ingestion is disabled'),
     updatedAt: Date.now(),
   };
 }

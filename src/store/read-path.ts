@@ -9,7 +9,7 @@ import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from './open.ts';
 import { openQueryOnly, openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
 
-export type ReadSource = 'history' | 'legacy' | 'none';
+export type ReadSource = 'history' | 'legacy' | 'replica' | 'none';
 
 export interface ReadStore {
   readonly db: Db | null;

@@ -1,0 +1,192 @@
+// Synchronising one project's replica, in bounded units (specification:
+// synchronization copies at most eight raw records and checks 32 metadata
+// ids per batch; unchanged bodies are not reread; late ownership
+// associations are copied on subsequent bounded sweeps):
+//
+//   check  one slice of a sweep over the project's conversations (its own,
+//          then those associated through conversation_memberships), at most
+//          `idsPerStep` of them: their metadata rows (conversation, session
+//          binding, aliases) are brought up to date in the replica, and a
+//          conversation whose newest central record is past the replica's
+//          cursor becomes dirty. No raw byte or body is read.
+//   copy   up to `recordsPerStep` records of one dirty conversation after its
+//          cursor, byte for byte, with the documents derived from them, and
+//          the cursor, in one replica transaction.
+//
+// A sweep runs whenever the central store changed since the last one began
+// (its data_version), so a late job binding, a project learned later or a
+// new alias reaches the replica on a following sweep; records already
+// copied are never read again.
+
+import type { CentralView, ConversationMeta } from './central.ts';
+import type { ReplicaWriter } from './replica-writer.ts';
+
+export interface SyncLimits {
+  readonly recordsPerStep: number;
+  readonly idsPerStep: number;
+}
+
+interface Sweep {
+  /** data_version when the sweep began. */
+  readonly version: number;
+  phase: 'own' | 'members' | 'done';
+  afterRowid: number;
+  afterMember: string;
+}
+
+export class ProjectSync {
+  private sweep: Sweep | null = null;
+  /** data_version at the start of the last finished sweep (null: never swept). */
+  private sweptVersion: number | null = null;
+  /** Dirty conversations → records known to wait, in the order they are copied (a conversation with more goes to the back). */
+  private readonly dirty = new Map<string, number>();
+  syncedAt: number | null = null;
+  conversations = 0;
+  records = 0;
+  private writer: ReplicaWriter | null = null;
+
+  constructor(
+    readonly project: string,
+    private readonly central: CentralView,
+    private readonly limits: SyncLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Work on `writer`'s replica. `fresh`: it is not the file this state
+   * describes (new, rebuilt, replaced): start over with a full sweep.
+   * The state survives closing the connection (detach) and reopening it.
+   */
+  attach(writer: ReplicaWriter, fresh: boolean): void {
+    if (fresh) {
+      this.sweep = null;
+      this.sweptVersion = null;
+      this.dirty.clear();
+      this.syncedAt = null;
+    }
+    this.writer = writer;
+    const counts = writer.counts();
+    this.conversations = counts.conversations;
+    this.records = counts.records;
+  }
+
+  detach(): void {
+    this.writer = null;
+  }
+
+  private get replica(): ReplicaWriter {
+    if (this.writer === null) throw new Error(`the replica of ${this.project} is not open`);
+    return this.writer;
+  }
+
+  needsSweep(version: number): boolean {
+    return this.sweep !== null || this.sweptVersion !== version;
+  }
+
+  get sweeping(): boolean {
+    return this.sweep !== null;
+  }
+
+  get swept(): boolean {
+    return this.sweptVersion !== null;
+  }
+
+  get hasDirty(): boolean {
+    return this.dirty.size > 0;
+  }
+
+  /** Records known to wait (null before the first sweep finished). */
+  get behind(): number | null {
+    if (this.sweptVersion === null) return null;
+    let n = 0;
+    for (const pending of this.dirty.values()) n += pending;
+    return n;
+  }
+
+  /** Check the next slice of the sweep (starting one at `version` if none runs). Returns the ids checked. */
+  check(version: number): number {
+    this.sweep ??= { version, phase: 'own', afterRowid: 0, afterMember: '' };
+    const sweep = this.sweep;
+    let checked = 0;
+    this.replica.db
+      .transaction(() => {
+        while (checked < this.limits.idsPerStep && sweep.phase !== 'done') {
+          const want = this.limits.idsPerStep - checked;
+          const rows =
+            sweep.phase === 'own'
+              ? this.central.ownConversations(this.project, sweep.afterRowid, want)
+              : this.central.memberConversations(this.project, sweep.afterMember, want);
+          for (const row of rows) this.checkConversation(row, sweep.phase === 'members');
+          checked += rows.length;
+          const last = rows.at(-1);
+          if (last !== undefined) {
+            if (sweep.phase === 'own') sweep.afterRowid = last.rowid;
+            else sweep.afterMember = last.id;
+          }
+          if (rows.length < want) sweep.phase = sweep.phase === 'own' ? 'members' : 'done';
+        }
+      })
+      .immediate();
+    if (sweep.phase === 'done') {
+      this.sweep = null;
+      this.sweptVersion = sweep.version;
+      if (this.dirty.size === 0) this.syncedAt = this.now();
+    }
+    return checked;
+  }
+
+  private checkConversation(row: ConversationMeta, member: boolean): void {
+    if (this.replica.putConversation(row).inserted) this.conversations++;
+    if (member) this.replica.putMembership(this.project, row.id);
+    if (row.session !== '') {
+      const binding = this.central.bindingOf(row.session, row.agent);
+      if (binding !== undefined) this.replica.putBinding(binding);
+      for (const alias of this.central.aliasesOf(row.session)) this.replica.putAlias(alias);
+    }
+    if (this.dirty.has(row.id)) return;
+    const cursor = this.replica.cursor(row.id);
+    if (this.central.lastRecord(row.id) > cursor) this.dirty.set(row.id, this.central.recordsAfter(row.id, cursor));
+  }
+
+  /** Copy up to `recordsPerStep` records of the next dirty conversation. Returns how many were copied. */
+  copy(): number {
+    const next = this.dirty.entries().next();
+    if (next.done === true) return 0;
+    const [conversation, pending] = next.value;
+    const cursor = this.replica.cursor(conversation);
+    const records = this.central.readRecords(conversation, cursor, this.limits.recordsPerStep);
+    let copied = 0;
+    this.replica.db
+      .transaction(() => {
+        for (const record of records) {
+          if (this.replica.putRecord(record)) copied++;
+          for (const doc of this.central.documentsOf(record.id)) {
+            const ref = this.central.refOf(doc.rowid);
+            const conversationRowid = ref === undefined ? null : this.conversationRowid(ref.conversation);
+            this.replica.putDocument(doc, ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, this.central.tagsOf(doc.id));
+          }
+        }
+        const last = records.at(-1);
+        if (last !== undefined) this.replica.setCursor(conversation, last.id);
+      })
+      .immediate();
+    this.records += copied;
+    const last = records.at(-1)?.id ?? cursor;
+    this.dirty.delete(conversation);
+    if (records.length === this.limits.recordsPerStep && this.central.lastRecord(conversation) > last) {
+      this.dirty.set(conversation, Math.max(1, pending - records.length));
+    }
+    if (this.dirty.size === 0 && this.sweep === null) this.syncedAt = this.now();
+    return copied;
+  }
+
+  /** The replica rowid of a conversation a document refers to (its row copied first when it is not there yet). */
+  private conversationRowid(id: string): number | null {
+    const rowid = this.replica.conversationRowid(id);
+    if (rowid !== undefined) return rowid;
+    const meta = this.central.conversation(id);
+    if (meta === undefined) return null;
+    this.conversations++;
+    return this.replica.putConversation(meta).rowid;
+  }
+}
