@@ -7,6 +7,7 @@ import { UsageError } from './args.ts';
 import { conversation } from './commands/conversation.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
+import { mirrors } from './commands/mirrors.ts';
 import { raw } from './commands/raw.ts';
 import { reindex } from './commands/reindex.ts';
 import { search } from './commands/search.ts';
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   mcp: { run: mcp, usage: 'mcp [--tool-prefix P]                stdio MCP server: search_history, get_conversation (read-only)' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
+  mirrors: { run: mirrors, usage: 'mirrors [--json]                   every project replica: path, state, records, lag' },
   status: { run: status, usage: 'status [--json]                    what is captured, writer, live service status, migration' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };

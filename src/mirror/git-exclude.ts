@@ -14,7 +14,7 @@
 
 import { execFile } from 'node:child_process';
 import { constants, openSync, closeSync, writeSync, accessSync, readFileSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { lstatOrNull } from './links.ts';
 import { PROJECT_FOLDER } from './location.ts';
 import { deferred, errorText, refused, type MirrorProblem } from './problem.ts';
@@ -119,7 +119,8 @@ export interface ExclusionOptions {
 export async function ensureExcluded(root: string, options: ExclusionOptions): Promise<Exclusion | MirrorProblem> {
   const binary = options.git ?? 'git';
   const dotGit = join(root, '.git');
-  const where = await git(root, ['rev-parse', '--path-format=absolute', '--git-path', 'info/exclude'], options.env, binary);
+  // The path as Git spells it (relative to root, links not resolved), then the absolute one Git names.
+  const where = await git(root, ['rev-parse', '--git-path', 'info/exclude', '--path-format=absolute', '--git-path', 'info/exclude'], options.env, binary);
   if (where.code === 'missing') {
     return lstatOrNull(dotGit) === null ? { kind: 'none' } : deferred(dotGit, `git is not installed (or not on PATH): cannot ensure that ${root} ignores ${EXCLUDE_LINE}`);
   }
@@ -128,9 +129,12 @@ export async function ensureExcluded(root: string, options: ExclusionOptions): P
     if (/not a git repository/i.test(where.stderr) && lstatOrNull(dotGit) === null) return { kind: 'none' };
     return deferred(root, `git cannot locate the exclude file of ${root}: ${firstLine(where.stderr)}`);
   }
-  const exclude = where.stdout.trim();
-  if (exclude === '') return deferred(root, `git named no exclude file for ${root}`);
-  for (const path of [dirname(exclude), exclude]) if (lstatOrNull(path)?.isSymbolicLink() === true) return refused(path);
+  const [spelled, absolute] = where.stdout.split('\n').map((line) => line.trim());
+  if (spelled === undefined || spelled === '' || absolute === undefined || absolute === '') return deferred(root, `git named no exclude file for ${root}`);
+  // Git resolves links in the absolute form: check the path it is reached by, file, info/ and the Git dir.
+  const exclude = resolve(root, spelled);
+  for (const path of [dirname(dirname(exclude)), dirname(exclude), exclude]) if (lstatOrNull(path)?.isSymbolicLink() === true) return refused(path);
+  if (exclude !== absolute) return refused(exclude, `${exclude} resolves to ${absolute} through a symbolic link: nothing is written through it`);
   if (lstatOrNull(`${exclude}.lock`) !== null) return deferred(exclude, `${exclude} is locked (${exclude}.lock exists)`);
 
   let existing = '';

@@ -47,9 +47,14 @@ export function moveAside(location: ReplicaLocation, reason: string, now: () => 
   return null;
 }
 
+/** The paths a replica's writes go to: its folder, the file and SQLite's files beside it. */
+export function writtenPaths(location: ReplicaLocation): string[] {
+  return [location.folder, location.replica, ...SIDECARS.map((s) => `${location.replica}${s}`)];
+}
+
 /** Open the replica in its (existing, checked) folder for writing. Synchronous: also used to reopen a closed one. */
 export function openLocal(project: string, location: ReplicaLocation, options: OpenOptions): OpenReplica | MirrorProblem {
-  const link = linkAmong([location.folder, location.replica, ...SIDECARS.map((s) => `${location.replica}${s}`)]);
+  const link = linkAmong(writtenPaths(location));
   if (link !== null) return link;
   const info = lstatOrNull(location.replica);
   if (info !== null && !info.isFile()) return deferred(location.replica, `${location.replica} exists but is not a regular file`);
@@ -81,7 +86,7 @@ export interface Prepared extends OpenReplica {
 export async function prepareReplica(placement: Placement, project: string, location: ReplicaLocation, options: PrepareOptions): Promise<Prepared | MirrorProblem> {
   let exclusion: Exclusion | null = null;
   if (placement.kind === 'project') {
-    const anchor = checkAnchor(project);
+    const anchor = checkAnchor(project) ?? linkAmong(writtenPaths(location));
     if (anchor !== null) return anchor;
     const excluded = await ensureExcluded(project, { env: options.env, ...(options.git === undefined ? {} : { git: options.git }) });
     if ('reason' in excluded) return excluded;

@@ -1,11 +1,13 @@
 // `agent-bridge status [--json]`: what is captured (read from history.db),
 // who the writer is (lock file), the running service's live status
-// (history.status.json, published every 2 s while it runs), and the legacy
-// migration's progress (live from the service, else from history.db and the
-// migration's progress database).
+// (history.status.json, published every 2 s while it runs: phases of capture
+// and of the project mirrors), and the legacy migration's progress (live
+// from the service, else from history.db and the migration's progress
+// database).
 
 import { existsSync } from 'node:fs';
 import type { MigrationProgress } from '../../../protocols/migration.ts';
+import type { MirrorStatus } from '../../../protocols/mirror.ts';
 import type { HistoryStatus } from '../../../protocols/service.ts';
 import { resolvePaths } from '../../config/paths.ts';
 import { ingestEnvDisabled } from '../../config/settings.ts';
@@ -28,6 +30,11 @@ export interface StatusReport {
   /** Legacy bridge.db → history.db migration; null before history.db exists. */
   readonly migration: MigrationProgress | null;
   readonly ingestDisabledByEnv: boolean;
+}
+
+function mirrorLine(mirror: MirrorStatus): string {
+  const steps = mirror.steps.count > 0 ? `; ${mirror.steps.records} records copied in ${mirror.steps.count} steps (p99 ${mirror.steps.p99Ms.toFixed(1)} ms)` : '';
+  return `mirrors: ${mirror.phase}${mirror.detail === undefined ? '' : ` (${mirror.detail})`}${steps}; agent-bridge mirrors lists them`;
 }
 
 export async function status(argv: readonly string[]): Promise<number> {
@@ -59,6 +66,7 @@ export async function status(argv: readonly string[]): Promise<number> {
     lines.push(`backlog: ${service.backlog.sources} sources, ${formatBytes(service.backlog.bytes)}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
     if (service.pausedBy.length > 0) lines.push(`paused:  ${service.pausedBy.join(', ')}`);
+    lines.push(mirrorLine(service.mirror));
     if (service.discovery.gone > 0) lines.push(`gone:    ${service.discovery.gone} captured files no longer exist on disk (their bytes stay retained)`);
     if (service.lastError !== null) lines.push(`error:   ${service.lastError.code}: ${service.lastError.message}`);
     for (const p of service.problems.slice(0, 10)) lines.push(`problem: ${p.path}: ${p.code}: ${p.message}`);

@@ -1,0 +1,11 @@
+import { MirrorSync } from '../src/mirror/mirror-sync.ts';
+import { resolvePaths } from '../src/config/paths.ts';
+import { LIMITS } from '../src/config/limits.ts';
+import { readdirSync } from 'node:fs';
+const env = { ...process.env, HOME: '/tmp/issue-12-mirror/smoke/home' };
+delete env.AGENT_BRIDGE_HOME;
+const sync = new MirrorSync({ paths: resolvePaths(env), env, limits: LIMITS, mode: 'once' });
+for (let i = 0; i < 5; i++) console.log(await sync.step());
+console.log(readdirSync('/tmp/issue-12-mirror/smoke/repo/.agent-bridge'));
+sync.close();
+console.log(readdirSync('/tmp/issue-12-mirror/smoke/repo/.agent-bridge'));
