@@ -9,9 +9,9 @@
 //          binding, aliases) are brought up to date in the replica, and a
 //          conversation whose newest central record is past the replica's
 //          cursor becomes dirty. No raw byte or body is read.
-//   copy   up to `recordsPerStep` records of one dirty conversation after its
-//          cursor, byte for byte, with the documents derived from them, and
-//          the cursor, in one replica transaction.
+//   copy   up to `recordsPerStep` records of dirty conversations after their
+//          cursors, byte for byte, with the documents derived from them, and
+//          the cursors, in one replica transaction.
 //
 // A sweep runs whenever the central store changed since the last one began
 // (its data_version), so a late job binding, a project learned later or a
@@ -148,36 +148,50 @@ export class ProjectSync {
     if (this.central.lastRecord(row.id) > cursor) this.dirty.set(row.id, this.central.recordsAfter(row.id, cursor));
   }
 
-  /** Copy up to `recordsPerStep` records of the next dirty conversation. Returns how many were copied. */
+  /**
+   * Copy up to `recordsPerStep` records of dirty conversations (the next one
+   * first, then the following ones while the budget lasts), each with its
+   * documents and its cursor, in one transaction. Returns how many were copied.
+   */
   copy(): number {
-    const next = this.dirty.entries().next();
-    if (next.done === true) return 0;
-    const [conversation, pending] = next.value;
-    const cursor = this.replica.cursor(conversation);
-    const records = this.central.readRecords(conversation, cursor, this.limits.recordsPerStep);
+    if (this.dirty.size === 0) return 0;
     let copied = 0;
+    let read = 0;
+    const done: Array<{ conversation: string; pending: number; last: number; full: boolean }> = [];
     this.replica.db
       .transaction(() => {
-        for (const record of records) {
-          if (this.replica.putRecord(record)) copied++;
-          for (const doc of this.central.documentsOf(record.id)) {
-            const ref = this.central.refOf(doc.rowid);
-            const conversationRowid = ref === undefined ? null : this.conversationRowid(ref.conversation);
-            this.replica.putDocument(doc, ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, this.central.tagsOf(doc.id));
+        for (const [conversation, pending] of this.dirty) {
+          const want = this.limits.recordsPerStep - read;
+          if (want <= 0) break;
+          const records = this.central.readRecords(conversation, this.replica.cursor(conversation), want);
+          read += records.length;
+          for (const record of records) {
+            if (this.replica.putRecord(record)) copied++;
+            this.copyDocuments(record.id);
           }
+          const last = records.at(-1);
+          if (last !== undefined) this.replica.setCursor(conversation, last.id);
+          done.push({ conversation, pending, last: last?.id ?? 0, full: records.length === want });
         }
-        const last = records.at(-1);
-        if (last !== undefined) this.replica.setCursor(conversation, last.id);
       })
       .immediate();
-    this.records += copied;
-    const last = records.at(-1)?.id ?? cursor;
-    this.dirty.delete(conversation);
-    if (records.length === this.limits.recordsPerStep && this.central.lastRecord(conversation) > last) {
-      this.dirty.set(conversation, Math.max(1, pending - records.length));
+    // After the commit: the in-memory queue follows what is durable.
+    for (const { conversation, pending, last, full } of done) {
+      this.dirty.delete(conversation);
+      // A conversation that filled the budget may have more: to the back of the queue.
+      if (full && this.central.lastRecord(conversation) > last) this.dirty.set(conversation, Math.max(1, pending - this.limits.recordsPerStep));
     }
+    this.records += copied;
     if (this.dirty.size === 0 && this.sweep === null) this.syncedAt = this.now();
     return copied;
+  }
+
+  private copyDocuments(record: number): void {
+    for (const doc of this.central.documentsOf(record)) {
+      const ref = this.central.refOf(doc.rowid);
+      const conversationRowid = ref === undefined ? null : this.conversationRowid(ref.conversation);
+      this.replica.putDocument(doc, ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, this.central.tagsOf(doc.id));
+    }
   }
 
   /** The replica rowid of a conversation a document refers to (its row copied first when it is not there yet). */
