@@ -7,17 +7,12 @@
 import { recordDocumentRange } from '../store/appender.ts';
 import type { Db } from '../store/open.ts';
 import { hasTable } from '../store/open.ts';
-import { reindexProgress } from '../store/reindex-store.ts';
+import { reindexProgress, type RetainedRecord } from '../store/reindex-store.ts';
+import type { ConversationInfo } from '../../protocols/search.ts';
 
-export interface ConversationMeta {
+/** A conversation row with its central rowid (the sweep's cursor). */
+export interface ConversationMeta extends ConversationInfo {
   readonly rowid: number;
-  readonly id: string;
-  readonly agent: string;
-  readonly session: string;
-  readonly parent: string | null;
-  readonly project: string;
-  readonly job: string | null;
-  readonly kind: string;
 }
 
 export interface BindingMeta {
@@ -34,16 +29,9 @@ export interface AliasMeta {
   readonly job: string | null;
 }
 
-export interface RecordRow {
-  readonly id: number;
-  readonly source: string;
-  readonly generation: number;
-  readonly offset: number;
-  readonly conversation: string;
-  readonly at: number;
-  readonly raw: Uint8Array;
+/** A retained record with every column (the replica copies body too). */
+export interface RecordRow extends RetainedRecord {
   readonly body: string;
-  readonly part: string | null;
 }
 
 export interface DocumentRow {
