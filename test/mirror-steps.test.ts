@@ -6,6 +6,7 @@
 //   - {"history": {"ingest": false}} holds the mirror with capture (nothing
 //     written while paused), and it continues when switched back on.
 
+import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,6 +84,39 @@ describe('mirror steps', () => {
     sync.close();
     assert.equal(again, 0, 'no record copied twice');
     assert.ok(sweeps <= 6, `a sweep of 71 conversations in steps of 32 (${sweeps} steps)`);
+  });
+
+  it('brings documents up to date after a central reindex, without copying records again', async () => {
+    const home = tempDir();
+    const bridge = join(tempDir('abh-reindexed-'), 'bridge');
+    const project = join(tempDir('abh-reindexed-project-'), 'rederived');
+    mkdirSync(project);
+    for (let i = 0; i < 3; i++) claudeSession(home, { session: id(300 + i), cwd: project, lines: 4, word: 'beforeword' });
+    const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    assert.equal((await cli(['ingest', '--once', '--pace', 'max'], env)).code, 0);
+    const replica = join(bridge, HOME_MIRRORS, replicaName(project));
+    assert.deepEqual(ftsCounts(replica, 'beforeword'), { fts: 12, bodies: 12 });
+
+    // What a reindex that derives different text leaves behind: other document bodies, and its completion time.
+    const central = new Database(join(bridge, 'history.db'));
+    central.prepare("UPDATE history_documents SET body = replace(body, 'beforeword', 'afterword')").run();
+    central.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('reindex-done', ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor").run(String(Date.now()));
+    central.close();
+
+    const sync = new MirrorSync({ paths: resolvePaths(env), env, limits: LIMITS, mode: 'once' });
+    let copied = 0;
+    for (let more = true, n = 0; more && n < 100; n++) {
+      const result = await sync.step();
+      copied += result.copied;
+      more = result.more;
+    }
+    sync.close();
+    assert.equal(copied, 0, 'no record copied again');
+    assert.deepEqual(ftsCounts(replica, 'afterword'), { fts: 12, bodies: 12 }, 'the documents follow the reindex, FTS included');
+    assert.deepEqual(ftsCounts(replica, 'beforeword'), { fts: 0, bodies: 0 });
+    const viaReplica = await cliJson<{ hits: unknown[] }>(['search', 'afterword', '--db', replica, '--limit', '50', '--json'], env);
+    const viaCentral = await cliJson<{ hits: unknown[] }>(['search', 'afterword', '--project', project, '--limit', '50', '--json'], env);
+    assert.deepEqual(viaReplica.hits, viaCentral.hits);
   });
 
   it('holds the mirror while the config switch pauses capture and continues when it is switched back', async () => {

@@ -7,7 +7,7 @@
 import { recordDocumentRange } from '../store/appender.ts';
 import type { Db } from '../store/open.ts';
 import { hasTable } from '../store/open.ts';
-import { reindexProgress, type RetainedRecord } from '../store/reindex-store.ts';
+import { lastReindex, reindexProgress, type RetainedRecord } from '../store/reindex-store.ts';
 import type { ConversationInfo } from '../../protocols/search.ts';
 
 /** A conversation row with its central rowid (the sweep's cursor). */
@@ -121,6 +121,11 @@ export class CentralView {
   /** A reindex is rebuilding documents: a record copied now could miss its documents. */
   reindexing(): boolean {
     return reindexProgress(this.db) !== null;
+  }
+
+  /** When the last central reindex finished ('' for never): which derivation the documents are. */
+  reindexedAt(): string {
+    return String(lastReindex(this.db) ?? '');
   }
 
   projectsAfter(after: string, limit: number): string[] {

@@ -86,6 +86,8 @@ export class MirrorSync {
   private useClock = 0;
   /** A central reindex holds copying back. */
   waiting = false;
+  /** The central store's last finished reindex ('' for none), read each step. */
+  private reindexedAt = '';
   lastError: string | null = null;
   readonly latency = new LatencyWindow(1000);
   steps = 0;
@@ -106,6 +108,7 @@ export class MirrorSync {
     const version = central.view.dataVersion();
     this.waiting = central.view.reindexing();
     if (this.waiting) return { copied: 0, checked: 0, more: false };
+    this.reindexedAt = central.view.reindexedAt();
     if (this.options.mode === 'serve' && this.now() - this.verifiedAt >= this.options.limits.mirrorVerifyMs) this.verify();
     await this.prepareDue();
     // The check and copy units hold the worker thread (Git, in prepareDue, runs in child processes).
@@ -254,6 +257,7 @@ export class MirrorSync {
       if (entry.state !== 'ready') return null;
     }
     entry.lastUsed = ++this.useClock;
+    entry.sync.followReindex(this.reindexedAt);
     return entry.sync;
   }
 

@@ -17,8 +17,14 @@
 // (its data_version), so a late job binding, a project learned later or a
 // new alias reaches the replica on a following sweep; records already
 // copied are never read again.
+//
+// After a central reindex (its completion time differs from the one the
+// replica's documents reflect, mirror_meta 'documents'), the copy unit first
+// walks the replica's records, 8 at a time, and brings their documents up to
+// date (documents only: no raw byte is read); a document the reindex no
+// longer derives stays (nothing is deleted).
 
-import type { CentralView, ConversationMeta } from './central.ts';
+import type { CentralView, ConversationMeta, DocumentRow } from './central.ts';
 import type { ReplicaWriter } from './replica-writer.ts';
 
 export interface SyncLimits {
@@ -44,6 +50,8 @@ export class ProjectSync {
   conversations = 0;
   records = 0;
   private writer: ReplicaWriter | null = null;
+  /** A document refresh in progress: the central reindex it follows, and the last replica record done. */
+  private refresh: { readonly target: string; after: number } | null = null;
 
   constructor(
     readonly project: string,
@@ -63,6 +71,7 @@ export class ProjectSync {
       this.sweptVersion = null;
       this.dirty.clear();
       this.syncedAt = null;
+      this.refresh = null;
     }
     this.writer = writer;
     const counts = writer.counts();
@@ -92,7 +101,23 @@ export class ProjectSync {
   }
 
   get hasDirty(): boolean {
-    return this.dirty.size > 0;
+    return this.dirty.size > 0 || this.refresh !== null;
+  }
+
+  /**
+   * The central store's last finished reindex ('' for none): documents copied
+   * from now on are derived by it; a replica whose documents reflect another
+   * one refreshes them (a new replica simply records it).
+   */
+  followReindex(done: string): void {
+    const replica = this.replica;
+    const current = replica.meta('documents');
+    if (current === done) return;
+    if (current === undefined && this.records === 0) {
+      replica.setMeta('documents', done);
+      return;
+    }
+    if (this.refresh?.target !== done) this.refresh = { target: done, after: 0 };
   }
 
   /** Records known to wait (null before the first sweep finished). */
@@ -154,6 +179,7 @@ export class ProjectSync {
    * documents and its cursor, in one transaction. Returns how many were copied.
    */
   copy(): number {
+    if (this.refresh !== null) return this.refreshDocuments(this.refresh);
     if (this.dirty.size === 0) return 0;
     let copied = 0;
     let read = 0;
@@ -186,12 +212,30 @@ export class ProjectSync {
     return copied;
   }
 
+  /** One slice of a document refresh (up to recordsPerStep records' documents). Copies no record: returns 0. */
+  private refreshDocuments(refresh: { readonly target: string; after: number }): number {
+    const ids = this.replica.recordIdsAfter(refresh.after, this.limits.recordsPerStep);
+    this.replica.db
+      .transaction(() => {
+        for (const record of ids) {
+          for (const doc of this.central.documentsOf(record)) if (!this.replica.refreshDocument(doc)) this.copyDocument(doc);
+        }
+        if (ids.length < this.limits.recordsPerStep) this.replica.setMeta('documents', refresh.target);
+      })
+      .immediate();
+    refresh.after = ids.at(-1) ?? refresh.after;
+    if (ids.length < this.limits.recordsPerStep) this.refresh = null;
+    return 0;
+  }
+
   private copyDocuments(record: number): void {
-    for (const doc of this.central.documentsOf(record)) {
-      const ref = this.central.refOf(doc.rowid);
-      const conversationRowid = ref === undefined ? null : this.conversationRowid(ref.conversation);
-      this.replica.putDocument(doc, ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, this.central.tagsOf(doc.id));
-    }
+    for (const doc of this.central.documentsOf(record)) this.copyDocument(doc);
+  }
+
+  private copyDocument(doc: DocumentRow): void {
+    const ref = this.central.refOf(doc.rowid);
+    const conversationRowid = ref === undefined ? null : this.conversationRowid(ref.conversation);
+    this.replica.putDocument(doc, ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, this.central.tagsOf(doc.id));
   }
 
   /** The replica rowid of a conversation a document refers to (its row copied first when it is not there yet). */

@@ -32,6 +32,10 @@ export class ReplicaWriter {
   private readonly insertRef;
   private readonly insertTag;
   private readonly lastRecord;
+  private readonly updateDocument;
+  private readonly recordsAfter;
+  private readonly getMeta;
+  private readonly putMeta;
 
   constructor(readonly db: Db) {
     this.getCursor = db.prepare('SELECT record FROM mirror_cursors WHERE conversation = ?').pluck();
@@ -71,6 +75,35 @@ export class ReplicaWriter {
     this.insertRef = db.prepare('INSERT OR IGNORE INTO history_document_refs (doc, record, conversation, line) VALUES (?, ?, ?, ?)');
     this.insertTag = db.prepare('INSERT OR IGNORE INTO history_tags (id, type, value) VALUES (?, ?, ?)');
     this.lastRecord = db.prepare('SELECT id, source, generation, offset, length(raw) AS size FROM conversation_records ORDER BY id DESC LIMIT 1');
+    // A document derived again by a central reindex: its columns follow (the update trigger keeps FTS and facets).
+    this.updateDocument = db.prepare(
+      `UPDATE history_documents SET kind = @kind, agent = @agent, at = @at, body = @body, folded = @folded, link = @link, message = @message,
+         job = @job, run = @run, session = @session, cursor = @cursor
+       WHERE id = @id AND (kind IS NOT @kind OR agent IS NOT @agent OR at IS NOT @at OR body IS NOT @body OR folded IS NOT @folded OR link IS NOT @link
+         OR message IS NOT @message OR job IS NOT @job OR run IS NOT @run OR session IS NOT @session OR cursor IS NOT @cursor)`,
+    );
+    this.recordsAfter = db.prepare('SELECT id FROM conversation_records WHERE id > ? ORDER BY id LIMIT ?').pluck();
+    this.getMeta = db.prepare('SELECT value FROM mirror_meta WHERE key = ?').pluck();
+    this.putMeta = db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  }
+
+  meta(key: string): string | undefined {
+    return this.getMeta.get(key) as string | undefined;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.putMeta.run(key, value);
+  }
+
+  /** Ids of the replica's records after `after` (a document refresh walks them). */
+  recordIdsAfter(after: number, limit: number): number[] {
+    return this.recordsAfter.all(after, limit) as number[];
+  }
+
+  /** Bring a document that exists already up to date; returns whether it changed. */
+  refreshDocument(doc: DocumentRow): boolean {
+    const { rowid: _central, ...columns } = doc;
+    return this.updateDocument.run(columns).changes > 0;
   }
 
   /** The last central record id copied for `conversation` (0: none). */
