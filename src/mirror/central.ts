@@ -7,7 +7,8 @@
 import { recordDocumentRange } from '../store/appender.ts';
 import type { Db } from '../store/open.ts';
 import { hasTable } from '../store/open.ts';
-import { lastReindex, reindexProgress, type RetainedRecord } from '../store/reindex-store.ts';
+import { lastReindex, reindexProgress } from '../store/reindex-store.ts';
+import type { RetainedRecord } from '../../protocols/history.ts';
 import type { ConversationInfo } from '../../protocols/search.ts';
 
 /** A conversation row with its central rowid (the sweep's cursor). */

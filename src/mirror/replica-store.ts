@@ -16,7 +16,8 @@
 import Database from 'better-sqlite3';
 import { HistoryError } from '../../protocols/errors.ts';
 import type { Db } from '../store/open.ts';
-import { openQueryOnly, READER_BUSY_TIMEOUT_MS, registerFunctions, WRITER_BUSY_TIMEOUT_MS } from '../store/open.ts';
+import { openQueryOnly } from '../sqlite/open.ts';
+import { READER_BUSY_TIMEOUT_MS, registerFunctions, WRITER_BUSY_TIMEOUT_MS } from '../store/open.ts';
 import { schemaSql } from '../store/schema.ts';
 import { projectHash } from './location.ts';
 

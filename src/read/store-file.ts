@@ -5,7 +5,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { isCorruption, openReplicaReader, replicaInfo } from '../mirror/replica-store.ts';
-import { openQueryOnly, openReader, READER_BUSY_TIMEOUT_MS } from '../store/open.ts';
+import { openQueryOnly } from '../sqlite/open.ts';
+import { openReader, READER_BUSY_TIMEOUT_MS } from '../store/open.ts';
 import type { ReadStore } from '../store/read-path.ts';
 
 export function openStoreFile(path: string): ReadStore {

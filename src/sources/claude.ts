@@ -11,15 +11,13 @@
 // comes from the records' cwd, never from the lossy directory name.
 
 import type { ChunkContext, ParentLink } from '../../protocols/records.ts';
+import { claudeConversation } from '../keys/claude.ts';
 import { extractText } from '../text/extract.ts';
 import type { DecodedLine, LineDecoder } from './jsonl.ts';
 import { parseTimestamp } from './jsonl.ts';
-import type { FileSourceModule, SourcePlan } from './source-module.ts';
+import type { FileSourceModule } from './source-module.ts';
+import type { SourcePlan } from '../../protocols/sources.ts';
 import { SESSION_ID } from './source-module.ts';
-
-export function claudeConversation(session: string, agentId?: string | null): string {
-  return agentId ? `claude:${session}:native:${agentId}` : `claude:${session}`;
-}
 
 const SKIP_KEYS = new Set([
   'type', 'uuid', 'parentUuid', 'logicalParentUuid', 'sessionId', 'agentId', 'cwd', 'gitBranch', 'version',

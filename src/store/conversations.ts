@@ -8,8 +8,8 @@
 // search's project filter and that project's replica include it.
 
 import type { Agent, Kind } from '../../protocols/records.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
-import { jobConversation } from '../bridge/keys.ts';
+import type { ConversationSeed } from '../../protocols/sources.ts';
+import { jobConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
 
 export interface ConversationRow {

@@ -5,11 +5,13 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
+import { type Db, openQueryOnly } from '../sqlite/open.ts';
 import { fold } from '../text/fold.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
 
-export type Db = Database.Database;
+/** A history.db connection: a plain SQLite connection (src/sqlite/open.ts). */
+export type { Db } from '../sqlite/open.ts';
 
 export const WRITER_BUSY_TIMEOUT_MS = 3000;
 export const READER_BUSY_TIMEOUT_MS = 1000;
@@ -87,21 +89,6 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     });
     create.immediate();
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
-
-/**
- * Open another program's SQLite file (bridge.db, archive.db, opencode.db)
- * read-only and query-only: nothing this connection runs can write to it.
- */
-export function openQueryOnly(path: string, busyTimeoutMs: number): Db {
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
-  try {
-    db.pragma('query_only = ON');
     return db;
   } catch (error) {
     db.close();
