@@ -115,7 +115,7 @@ const alone = results.filter((r) => r.run === 'alone').map((r) => capture(r.resu
 const aloneMean = alone.length === 0 ? null : alone.reduce((n, c) => n + c.mibPerSecond, 0) / alone.length;
 for (const { run, result, replicas, central } of results) {
   const c = capture(result);
-  const steps = result.steps;
+  const steps = result.steps.filter((s) => s[3] > 0 || s[4] > 0); // idle turns left out
   const sync = summarize(steps.map((s) => s[1]));
   const wall = summarize(steps.map((s) => s[2]));
   const copied = steps.reduce((n, s) => n + s[3], 0);

@@ -115,9 +115,12 @@ export class MirrorSync {
     const started = performance.now();
     const checked = this.checkUnit(version);
     const copied = this.copyUnit();
-    this.latency.add(performance.now() - started);
-    this.steps++;
-    this.copiedTotal += copied;
+    // Steps that found nothing to do (idle turns) are not counted: they would only dilute the latency figures.
+    if (checked > 0 || copied > 0) {
+      this.latency.add(performance.now() - started);
+      this.steps++;
+      this.copiedTotal += copied;
+    }
     return { copied, checked, more: this.hasWork(version) };
   }
 
