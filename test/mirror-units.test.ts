@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
+import { TimeShare } from '../src/ingest/time-share.ts';
 import { EXCLUDE_LINE, ensureExcluded } from '../src/mirror/git-exclude.ts';
 import { isInfrastructure, pluginCacheRoots } from '../src/mirror/infrastructure.ts';
 import { isPhysicalDefaultHome, placementOf, replicaLocation, replicaName } from '../src/mirror/location.ts';
@@ -52,6 +53,27 @@ describe('replica names and homes', () => {
     for (const outside of [join(home, 'src', 'app'), join(home, '.claude-plugins'), join(home, '.codex')]) assert.equal(isInfrastructure(outside, roots), false, outside);
     const xdg = pluginCacheRoots(resolvePaths(envFor(home)), { ...envFor(home), XDG_CACHE_HOME: join(home, 'xdg') });
     assert.equal(isInfrastructure(join(home, 'xdg', 'opencode', 'x'), xdg), true);
+  });
+});
+
+describe('mirror steps yield to capture', () => {
+  it('keeps the mirror’s share of the loop’s wall time near its bound while capture is busy, without starving it', () => {
+    let clock = 0;
+    const share = new TimeShare(0.15, () => clock);
+    let mirror = 0;
+    let steps = 0;
+    for (let turn = 0; turn < 2000; turn++) {
+      clock += 20; // a capture batch
+      if (share.allowed()) {
+        clock += 12; // a mirror step
+        share.spend(12);
+        mirror += 12;
+        steps++;
+      }
+    }
+    const fraction = mirror / clock;
+    assert.ok(fraction <= 0.16 && fraction >= 0.12, `mirror share ${fraction.toFixed(3)}`);
+    assert.ok(steps > 300, `the mirror still steps (${steps} of 2000 turns)`);
   });
 });
 

@@ -74,6 +74,13 @@ export interface Limits {
   readonly mirrorOpenReplicas: number;
   /** Time one step may spend preparing projects (Git exclusion, folders; at least one project). */
   readonly mirrorPrepareBudgetMs: number;
+  /**
+   * While capture has a backlog, the largest share of the loop's recent wall
+   * time mirror steps may take. A replica's FTS inserts cost what capture's
+   * do, so a mirror stepping after every batch halved capture (bench/mirror.ts);
+   * capture keeps at least 85 % this way, and the replicas catch up after.
+   */
+  readonly mirrorCaptureShare: number;
 }
 
 export const LIMITS: Limits = {
@@ -108,6 +115,7 @@ export const LIMITS: Limits = {
   mirrorVerifyMs: 30_000,
   mirrorOpenReplicas: 32,
   mirrorPrepareBudgetMs: 20,
+  mirrorCaptureShare: 0.15,
 };
 
 /** Accepted migration IO paces (config and environment), bytes per second. */

@@ -6,7 +6,10 @@
 //             one unit of work from each record provider, in one commit;
 //   reindex   one bounded step of a reindex in progress;
 //   mirror    after a real timer yield, one bounded step of the project
-//             replicas (outside every capture transaction);
+//             replicas (outside every capture transaction); while capture has
+//             a backlog, mirror steps take at most limits.mirrorCaptureShare
+//             of the loop's recent wall time (capture first: the replicas
+//             catch up when capture does);
 //   wait      100 ms while a backlog remains (none at pace max), 2 s when idle.
 // Invariants: source reads and project lookups happen before the commit, never
 // inside it; a cursor in memory only moves after the history actor committed
@@ -24,6 +27,7 @@ import { LatencyWindow } from './latency.ts';
 import type { RecordProvider } from './provider.ts';
 import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
+import { TimeShare } from './time-share.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
 
@@ -76,6 +80,9 @@ export class Scheduler {
   readonly reindexer: Reindexer;
   private readonly now: () => number;
   readonly latency = new LatencyWindow(1000);
+  private readonly mirrorShare: TimeShare;
+  /** What the last mirror step said about its backlog. */
+  private mirrorMore = true;
   readonly totals: SchedulerTotals = { batches: 0, records: 0, documents: 0, rawBytes: 0, malformed: 0 };
   lastError: HistoryErrorShape | null = null;
   configProblem: HistoryErrorShape | null = null;
@@ -87,6 +94,7 @@ export class Scheduler {
   ) {
     this.now = options.now ?? Date.now;
     this.reindexer = new Reindexer(ports);
+    this.mirrorShare = new TimeShare(options.limits.mirrorCaptureShare);
   }
 
   // ---- messages from the supervisor -------------------------------------
@@ -144,7 +152,7 @@ export class Scheduler {
           await files.poll();
           backlog = await this.batch();
           backlog = (await this.reindex()) || backlog;
-          backlog = (await this.mirror()) || backlog;
+          backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
           this.fail(error);
         }
@@ -206,13 +214,21 @@ export class Scheduler {
     return this.reindexer.step();
   }
 
-  /** One mirror step after a real timer yield, so queued messages and timers run between it and the batch. */
-  private async mirror(): Promise<boolean> {
+  /**
+   * One mirror step after a real timer yield, so queued messages and timers
+   * run between it and the batch; skipped while capture is busy and the
+   * mirror has had its share (its backlog still counts).
+   */
+  private async mirror(captureBusy: boolean): Promise<boolean> {
     const step = this.ports.mirror;
     if (step === undefined) return false;
+    if (!this.mirrorShare.allowed() && captureBusy) return this.mirrorMore;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
     if (this.stopping) return false;
-    return step();
+    const started = performance.now();
+    this.mirrorMore = await step();
+    this.mirrorShare.spend(performance.now() - started);
+    return this.mirrorMore;
   }
 
   private settled = (mtimeMs: number): boolean =>
