@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { type Db, openQueryOnly } from '../sqlite/open.ts';
 import { fold } from '../text/fold.ts';
-import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
+import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
 
 /** A history.db connection: a plain SQLite connection (src/sqlite/open.ts). */
@@ -81,6 +81,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
         if (!hasTable(db, 'history_document_facets')) {
           db.exec(FACETS_SQL);
           db.exec(FACETS_FILL_SQL);
+        }
+        if (!hasTable(db, 'history_conversation_stats')) {
+          db.exec(STATS_SQL);
+          db.exec(STATS_FILL_SQL);
         }
         return;
       }
