@@ -5,7 +5,8 @@
 //   discovery  walker, header cache, watch (DiscoveryActor)
 //   scheduler  the ingestion loop (Scheduler)
 //   migrator   legacy bridge.db → history.db migration (MigratorActor)
-//   mirror     per-project replicas: arrives with its own issue
+//   mirror     per-project replicas (MirrorActor), stepped by the scheduler
+//              between capture batches; off with AGENT_BRIDGE_HISTORY_MIRRORS=off
 // The elected writer first runs the migration (start() never waits for it);
 // ingestion starts once history.db holds the verified legacy copy, and so
 // continues from the migrated source cursors. A latched migration failure
@@ -45,6 +46,10 @@ import { fileIdentity } from '../src/config/file-signature.ts';
 import { DiscoveryActor } from './discovery-actor.ts';
 import { HistoryActor } from './history-actor.ts';
 import { MigratorActor } from './migrator-actor.ts';
+import { MirrorActor } from './mirror-actor.ts';
+import { MirrorSync } from '../src/mirror/mirror-sync.ts';
+import { mirrorsDisabled } from '../src/mirror/switch.ts';
+import { idleMirrorStatus, type MirrorStatus } from '../protocols/mirror.ts';
 import { ParserPool, parserThreads } from './parser-pool.ts';
 
 const STANDBY_RETRY_MS = 2000;
@@ -56,6 +61,8 @@ interface Ingestion {
   readonly parser: ParserPool;
   readonly discovery: DiscoveryActor;
   readonly scheduler: Scheduler;
+  /** null when AGENT_BRIDGE_HISTORY_MIRRORS=off. */
+  readonly mirror: MirrorActor | null;
   readonly loop: Promise<void>;
 }
 
@@ -229,6 +236,9 @@ export class Supervisor {
     const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
     const bridge = new BridgeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
+    const mirror = mirrorsDisabled(options.env)
+      ? null
+      : new MirrorActor(new MirrorSync({ paths, env: options.env, limits: this.limits, mode: options.mode }), () => (scheduler?.pauseReasons().length ?? 0) > 0);
     scheduler = new Scheduler(
       {
         history: (message) => history.handle(message),
@@ -238,12 +248,13 @@ export class Supervisor {
         settings: () => settings.read().settings,
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
+        ...(mirror === null ? {} : { mirror: async () => (await mirror.handle({ type: 'step' })).more }),
       },
       { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true, scrub: scrubConfig(options.env), verify: options.verify === true },
     );
     if (this.pressureOn) scheduler.setPressure(true);
     if (options.mode === 'serve') discovery.watch();
-    return { parser, discovery, scheduler, loop: scheduler.run() };
+    return { parser, discovery, scheduler, mirror, loop: scheduler.run() };
   }
 
   finished(): Promise<OnceSummary> {
@@ -333,10 +344,17 @@ export class Supervisor {
       problems: scheduler?.problems() ?? [],
       lastError: this.fatal ?? scheduler?.lastError ?? (migration.phase === 'failed' ? migration.error : null),
       migration,
-      mirror: { phase: 'not-started', detail: 'project mirrors are not part of this build' },
+      mirror: this.mirrorStatus(),
       config: { file: this.paths?.configJson ?? '', problems: this.phase === 'disabled' ? [] : (this.settings?.read().problems ?? []) },
       updatedAt: Date.now(),
     };
+  }
+
+  private mirrorStatus(): MirrorStatus {
+    if (this.options !== null && mirrorsDisabled(this.options.env)) return idleMirrorStatus('off', 'AGENT_BRIDGE_HISTORY_MIRRORS=off');
+    const ingestion = this.running?.ingestion;
+    if (ingestion === null || ingestion === undefined) return idleMirrorStatus(this.running === null ? 'off' : 'not-started');
+    return ingestion.mirror?.handle({ type: 'status' }) ?? idleMirrorStatus('off');
   }
 
   private reindexStatus(): HistoryStatus['reindex'] {
@@ -389,7 +407,12 @@ export class Supervisor {
     if (ingestion !== null) await ingestion.scheduler.stop();
     await running.done.catch(() => undefined);
     this.publishStatus();
-    const results = await Promise.allSettled([ingestion?.discovery.stop(), ingestion?.parser.stop(), running.history.stop()]);
+    const results = await Promise.allSettled([
+      ingestion?.mirror?.stop(),
+      ingestion?.discovery.stop(),
+      ingestion?.parser.stop(),
+      running.history.stop(),
+    ]);
     return results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   }
 

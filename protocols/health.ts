@@ -68,10 +68,18 @@ export interface HealthMigration {
   readonly live: boolean;
 }
 
-/** Project mirrors: today the service's placeholder (HistoryStatus.mirror) until the mirror actor lands. */
+/** Project replicas, summed from the mirror actor's status (HistoryStatus.mirror; `agent-bridge mirrors` lists each). */
 export interface HealthMirrors {
   readonly phase: string;
   readonly detail: string | null;
+  /** Projects with a replica (plugin caches excluded), and how many of them have nothing left to copy. */
+  readonly projects: number;
+  readonly synced: number;
+  /** Projects held back (deferred or refused, each with its reason in `agent-bridge mirrors`). */
+  readonly held: number;
+  /** Raw records known to be waiting to be copied, over every project. */
+  readonly recordsBehind: number;
+  readonly lastError: string | null;
 }
 
 export interface HealthBatches {

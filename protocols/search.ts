@@ -161,8 +161,8 @@ export interface SearchHistoryOutput {
    */
   readonly truncated: boolean;
   readonly notice?: string;
-  /** Which store answered: history.db, or the legacy bridge.db tables before the migration is verified. */
-  readonly store: 'history' | 'legacy' | 'none';
+  /** Which store answered: history.db, the legacy bridge.db tables before the migration is verified, or a project replica (`--db`). */
+  readonly store: 'history' | 'legacy' | 'replica' | 'none';
 }
 
 export interface ConversationInfo {

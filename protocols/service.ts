@@ -6,6 +6,7 @@ import type { CaptureProgress } from './capture.ts';
 import type { HistoryErrorShape } from './errors.ts';
 import type { MigrationProgress } from './migration.ts';
 import type { ConfigStatus } from './settings.ts';
+import type { MirrorStatus } from './mirror.ts';
 
 export type Pace = 'spec' | 'max';
 
@@ -44,12 +45,6 @@ export interface SourceProblem {
   readonly path: string;
   readonly code: string;
   readonly message: string;
-}
-
-/** Placeholder for the actors that arrive in later issues (mirrors). */
-export interface ChildStatus {
-  readonly phase: string;
-  readonly detail?: string;
 }
 
 export interface ReindexStatus {
@@ -121,7 +116,8 @@ export interface HistoryStatus {
   readonly lastError: HistoryErrorShape | null;
   /** The legacy bridge.db → history.db migration (phase, percent, ETA, rows, IO rate, error). */
   readonly migration: MigrationProgress;
-  readonly mirror: ChildStatus;
+  /** Project replicas: phase, placement, every project's state. */
+  readonly mirror: MirrorStatus;
   /** The bridge home's config.json as the worker reads it: every error and warning (the last good values stay in force). */
   readonly config: ConfigStatus;
   readonly updatedAt: number;

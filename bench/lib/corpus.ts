@@ -52,9 +52,11 @@ export function ensureCorpus(spec: CorpusSpec, log: (line: string) => void): { g
  * Environment that makes the product read the corpus and write into
  * `bridgeHome`. OpenCode is left out unless asked for: the baseline is built
  * from the JSONL files (Claude and Codex), so both sides capture the same
- * bytes; XDG_DATA_HOME then names a folder that does not exist.
+ * bytes; XDG_DATA_HOME then names a folder that does not exist. Project
+ * mirrors are off unless asked for: these benches measure capture and search
+ * alone (bench/mirror.ts measures mirrors against them).
  */
-export function corpusEnv(corpus: string, bridgeHome: string, options: { opencode?: boolean } = {}): Record<string, string> {
+export function corpusEnv(corpus: string, bridgeHome: string, options: { opencode?: boolean; mirrors?: boolean } = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'OPENCODE_DB') env[k] = v;
   return {
@@ -64,6 +66,7 @@ export function corpusEnv(corpus: string, bridgeHome: string, options: { opencod
     CLAUDE_CONFIG_DIR: join(corpus, '.claude'),
     CODEX_HOME: join(corpus, '.codex'),
     XDG_DATA_HOME: options.opencode === true ? join(corpus, '.local/share') : join(bridgeHome, 'no-opencode'),
+    ...(options.mirrors === true ? {} : { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' }),
   };
 }
 

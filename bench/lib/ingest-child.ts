@@ -7,12 +7,12 @@
 // Usage: node --import tsx bench/lib/ingest-child.ts --corpus DIR --home DIR --pace max|spec --out FILE [--window-s N]
 
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import type * as WorkerThreads from 'node:worker_threads';
+import { BroadcastChannel } from 'node:worker_threads';
 import type { HistoryStatus, OnceSummary, Pace } from '../../protocols/service.ts';
 import { corpusEnv } from './corpus.ts';
+import { instrumentedHistoryService } from './instrumented-service.ts';
 import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
 import type { EldSummary, IngestRunResult } from './results.ts';
 import { procMemory, summarize, type Summary } from './stats.ts';
@@ -37,23 +37,7 @@ const statusMs = Number(values['status-ms'] ?? 2000);
 const ELD_RESOLUTION_MS = 10;
 
 // Route the history worker through the instrumented entry (see instrument-worker.ts).
-// The product constructs `new Worker(ts-entry.mjs, { workerData: { entry } })`.
-const require = createRequire(import.meta.url);
-const threads = require('node:worker_threads') as typeof WorkerThreads;
-const INSTRUMENT = new URL('./instrument-worker.ts', import.meta.url).href;
-const OriginalWorker = threads.Worker;
-class InstrumentedWorker extends OriginalWorker {
-  constructor(filename: string | URL, options?: WorkerThreads.WorkerOptions) {
-    const data = options?.workerData as { entry?: unknown } | undefined;
-    if (typeof data?.entry === 'string' && data.entry.endsWith('/actors/history-worker.ts')) {
-      options = { ...options, workerData: { ...data, entry: INSTRUMENT, realEntry: data.entry } };
-    }
-    super(filename, options);
-  }
-}
-(threads as { Worker: unknown }).Worker = InstrumentedWorker;
-syncBuiltinESMExports();
-const { HistoryService } = await import('../../src/service/history-service.ts');
+const HistoryService = await instrumentedHistoryService(new URL('./instrument-worker.ts', import.meta.url).href);
 
 /** Event-loop delay over `ms`, in ms beyond the sampling interval. */
 function eldSummary(h: ReturnType<typeof monitorEventLoopDelay>): EldSummary {
@@ -71,7 +55,7 @@ async function idleEld(ms: number): Promise<EldSummary> {
 
 const commits: CommitSample[] = [];
 const workerSamples: WorkerSample[] = [];
-const channel = new threads.BroadcastChannel(BENCH_CHANNEL);
+const channel = new BroadcastChannel(BENCH_CHANNEL);
 channel.onmessage = (event: unknown) => {
   const data = (event as { data: CommitSample | WorkerSample }).data;
   if (data.kind === 'commit') commits.push(data);

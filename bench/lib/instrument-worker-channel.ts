@@ -18,6 +18,18 @@ export interface CommitSample {
   readonly bodyBytes: number;
 }
 
+/** One mirror step (bench/lib/instrument-mirror-worker.ts). */
+export interface MirrorStepSample {
+  readonly kind: 'mirror';
+  readonly at: number;
+  /** The synchronous check and copy units (what holds the worker thread). */
+  readonly syncMs: number;
+  /** The whole step, including project preparation (Git runs in child processes). */
+  readonly wallMs: number;
+  readonly copied: number;
+  readonly checked: number;
+}
+
 export interface WorkerSample {
   readonly kind: 'worker';
   readonly at: number;

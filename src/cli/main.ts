@@ -11,6 +11,7 @@ import { doctor } from './commands/doctor.ts';
 import { health } from './commands/health.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
+import { mirrors } from './commands/mirrors.ts';
 import { raw } from './commands/raw.ts';
 import { recover } from './commands/recover.ts';
 import { reindex } from './commands/reindex.ts';
@@ -28,9 +29,9 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max] [--verify] capture everything pending (--verify: and prove it equals the files), then exit' },
   search: {
     run: search,
-    usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--json]',
+    usage: 'search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K] [--since T] [--until T] [--limit N] [--db FILE] [--json]',
   },
-  conversation: { run: conversation, usage: 'conversation <id> [--after N] [--limit N] [--all] [--raw] [--json]' },
+  conversation: { run: conversation, usage: 'conversation <id> [--after N] [--limit N] [--all] [--raw] [--db FILE] [--json]' },
   mcp: { run: mcp, usage: 'mcp [--tool-prefix P]                stdio MCP server: search_history, get_conversation (read-only)' },
   sources: { run: sources, usage: 'sources [--json]                   list captured sources and their cursors' },
   raw: { run: raw, usage: 'raw <source-id> [--generation N]   write the exact captured bytes to stdout' },
@@ -39,6 +40,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   doctor: { run: doctor, usage: 'doctor [--json]                    check the installation, the store and every source; exit 1 when a check fails' },
   settings: { run: settings, usage: 'settings [--project P] [--agent A] [--json] [--watch] effective settings, each with its layer; config problems' },
   recover: { run: recover, usage: 'recover [--force] [--json]          salvage a damaged history.db into a new store (the damaged file is kept)' },
+  mirrors: { run: mirrors, usage: 'mirrors [--json]                   every project replica: path, state, records, lag' },
   reindex: { run: reindex, usage: 'reindex [--retry] [--no-wait] [--json] rebuild search data; --retry resumes a failed migration' },
 };
 

@@ -83,6 +83,25 @@ export interface Limits {
   /** Windows of the captured prefix compared with the file each time a changed file is opened. */
   readonly spotChecks: number;
   readonly spotCheckBytes: number;
+  /** Project mirrors: raw records copied per step (specification: eight) ... */
+  readonly mirrorRecordsPerStep: number;
+  /** ... and metadata ids (conversations, projects) checked per step (32). */
+  readonly mirrorIdsPerStep: number;
+  /** A deferred or refused project is tried again this long after. */
+  readonly mirrorRecheckMs: number;
+  /** How often `serve` looks whether a synced replica is still there (the owner may delete it). */
+  readonly mirrorVerifyMs: number;
+  /** Replica connections kept open at once (the least recently used is closed). */
+  readonly mirrorOpenReplicas: number;
+  /** Time one step may spend preparing projects (Git exclusion, folders; at least one project). */
+  readonly mirrorPrepareBudgetMs: number;
+  /**
+   * While capture has a backlog, the largest share of the loop's recent wall
+   * time mirror steps may take. A replica's FTS inserts cost what capture's
+   * do, so a mirror stepping after every batch halved capture (bench/mirror.ts);
+   * capture keeps at least 85 % this way, and the replicas catch up after.
+   */
+  readonly mirrorCaptureShare: number;
 }
 
 export const LIMITS: Limits = {
@@ -120,6 +139,13 @@ export const LIMITS: Limits = {
   scrubSourceCostBytes: 4096,
   spotChecks: 2,
   spotCheckBytes: 4096,
+  mirrorRecordsPerStep: 8,
+  mirrorIdsPerStep: 32,
+  mirrorRecheckMs: 5000,
+  mirrorVerifyMs: 30_000,
+  mirrorOpenReplicas: 32,
+  mirrorPrepareBudgetMs: 20,
+  mirrorCaptureShare: 0.15,
 };
 
 /** Accepted scrubber paces from the environment (0 switches the scrubber off), bytes per second. */

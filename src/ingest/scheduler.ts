@@ -5,6 +5,11 @@
 //   batch     up to two file sources (read ahead and parsed in the pool) and
 //             one unit of work from each record provider, in one commit;
 //   reindex   one bounded step of a reindex in progress;
+//   mirror    after a real timer yield, one bounded step of the project
+//             replicas (outside every capture transaction); while capture has
+//             a backlog, mirror steps take at most limits.mirrorCaptureShare
+//             of the loop's recent wall time (capture first: the replicas
+//             catch up when capture does);
 //   wait      100 ms while a backlog remains (none at pace max), 2 s when idle.
 // Invariants: source reads and project lookups happen before the commit, never
 // inside it; a cursor in memory only moves after the history actor committed
@@ -26,6 +31,7 @@ import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
 import { Scrubber } from './scrubber.ts';
 import type { ScrubConfig } from '../config/scrub-config.ts';
+import { TimeShare } from './time-share.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
 
@@ -43,6 +49,8 @@ export interface SchedulerPorts {
   readonly resolveProject: (cwd: string) => Promise<string>;
   /** The newest reindex request (epoch ms) made by `agent-bridge reindex`, or null. */
   readonly reindexRequest: () => number | null;
+  /** One bounded step of the project mirrors; resolves whether mirror work remains (absent: no mirrors). */
+  readonly mirror?: () => Promise<boolean>;
 }
 
 export interface SchedulerOptions {
@@ -91,6 +99,9 @@ export class Scheduler {
   readonly latency = new LatencyWindow(1000);
   /** File bytes committed over time: the backlog's rate, percentage and ETA. */
   readonly meter = new CaptureMeter();
+  private readonly mirrorShare: TimeShare;
+  /** What the last mirror step said about its backlog. */
+  private mirrorMore = true;
   readonly totals: SchedulerTotals = { batches: 0, records: 0, documents: 0, rawBytes: 0, malformed: 0 };
   lastError: HistoryErrorShape | null = null;
   phase: 'starting' | 'ingesting' | 'idle' | 'paused' | 'stopped' = 'starting';
@@ -101,6 +112,7 @@ export class Scheduler {
   ) {
     this.now = options.now ?? Date.now;
     this.reindexer = new Reindexer(ports);
+    this.mirrorShare = new TimeShare(options.limits.mirrorCaptureShare);
   }
 
   // ---- messages from the supervisor -------------------------------------
@@ -163,6 +175,7 @@ export class Scheduler {
           await files.poll();
           backlog = await this.batch();
           backlog = (await this.reindex()) || backlog;
+          backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
           this.fail(error);
           // A damaged history.db: nothing more can be written until `agent-bridge recover`.
@@ -251,6 +264,23 @@ export class Scheduler {
       if (current === null && (done === null || requested > done)) history({ type: 'beginReindex', requestedAt: requested });
     }
     return this.reindexer.step();
+  }
+
+  /**
+   * One mirror step after a real timer yield, so queued messages and timers
+   * run between it and the batch; skipped while capture is busy and the
+   * mirror has had its share (its backlog still counts).
+   */
+  private async mirror(captureBusy: boolean): Promise<boolean> {
+    const step = this.ports.mirror;
+    if (step === undefined) return false;
+    if (!this.mirrorShare.allowed() && captureBusy) return this.mirrorMore;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    if (this.stopping) return false;
+    const started = performance.now();
+    this.mirrorMore = await step();
+    this.mirrorShare.spend(performance.now() - started);
+    return this.mirrorMore;
   }
 
   private settled = (mtimeMs: number): boolean =>

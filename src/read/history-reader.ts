@@ -16,6 +16,7 @@ import { conversationPage } from '../store/conversation-page.ts';
 import { onStore } from '../store/store-errors.ts';
 import { openReadStore, type ReadStore } from '../store/read-path.ts';
 import { search, type SearchOptions } from '../store/search.ts';
+import { openStoreFile } from './store-file.ts';
 
 const RECHECK_MS = 2000;
 
@@ -25,11 +26,20 @@ export class HistoryReader {
 
   constructor(
     private readonly paths: HistoryPaths,
-    private readonly options: { readonly recheckMs?: number; readonly search?: SearchOptions } = {},
+    private readonly options: {
+      readonly recheckMs?: number;
+      readonly search?: SearchOptions;
+      /** Read this store file (a project replica or a history.db) instead of the home's (`--db`). */
+      readonly file?: string;
+    } = {},
   ) {}
 
   /** The current store, reopened while it is not yet the verified history.db. */
   private current(): ReadStore {
+    if (this.options.file !== undefined) {
+      this.store ??= openStoreFile(this.options.file);
+      return this.store;
+    }
     const now = Date.now();
     if (this.store === null || (this.store.source !== 'history' && now - this.checkedAt >= (this.options.recheckMs ?? RECHECK_MS))) {
       const next = openReadStore(this.paths);

@@ -23,6 +23,7 @@ import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions }
 import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
+import { idleMirrorStatus } from '../../protocols/mirror.ts';
 import { spawnThread, unwrap } from './threads.ts';
 
 export interface HistoryServiceOptions {
@@ -60,7 +61,7 @@ function disabledStatus(env: NodeJS.ProcessEnv): HistoryStatus {
     problems: [],
     lastError: null,
     migration: emptyProgress('starting'),
-    mirror: { phase: 'not-started' },
+    mirror: idleMirrorStatus('off', 'ingestion is disabled'),
     // No worker reads config.json while the environment switch is off.
     config: { file: resolvePaths(env).configJson, problems: [] },
     updatedAt: Date.now(),

@@ -8,7 +8,7 @@
 // row and the progress database's per-table rows (at most 14), never a scan.
 
 import type { CaptureProgress } from '../../protocols/capture.ts';
-import type { HealthCapture, HealthError, HealthMigration, HealthService, HealthStatus } from '../../protocols/health.ts';
+import type { HealthCapture, HealthError, HealthMigration, HealthMirrors, HealthService, HealthStatus } from '../../protocols/health.ts';
 import { HEALTH_ERRORS_MAX, HEALTH_STALE_AFTER_MS, HEALTH_VERSION } from '../../protocols/health.ts';
 import { serializeError } from '../../protocols/errors.ts';
 import type { MigrationProgress } from '../../protocols/migration.ts';
@@ -62,7 +62,7 @@ export function healthStatus(paths: HistoryPaths, options: HealthOptions = {}): 
     service,
     capture: captureOf(live),
     migration,
-    mirrors: { phase: live?.mirror.phase ?? 'not-started', detail: live?.mirror.detail ?? null },
+    mirrors: mirrorsOf(live),
     batches: live === null ? { committed: 0, lastMs: 0, p50Ms: 0, p99Ms: 0 } : { ...live.batches },
     store: live === null ? null : { ...live.counts },
     ...errorsOf(live, unread),
@@ -91,6 +91,21 @@ function captureOf(live: HistoryStatus | null): HealthCapture {
   // A status file from a build before capture progress was published has no `capture`.
   const progress = (live as Partial<HistoryStatus>).capture ?? UNKNOWN_PROGRESS;
   return { phase: live.phase, pausedBy: live.pausedBy, backlog: { ...live.backlog }, ...progress };
+}
+
+function mirrorsOf(live: HistoryStatus | null): HealthMirrors {
+  const mirror = live?.mirror;
+  // A status file from a build before the mirror actor has only a phase.
+  const projects = mirror?.projects ?? [];
+  return {
+    phase: mirror?.phase ?? 'not-started',
+    detail: mirror?.detail ?? null,
+    projects: projects.length,
+    synced: projects.filter((p) => p.state === 'synced').length,
+    held: projects.filter((p) => p.state === 'deferred' || p.state === 'refused').length,
+    recordsBehind: projects.reduce((sum, p) => sum + (p.behind ?? 0), 0),
+    lastError: mirror?.lastError ?? null,
+  };
 }
 
 function migrationOf(p: MigrationProgress, live: boolean): HealthMigration {

@@ -27,6 +27,11 @@ export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;
 }
 
+/** The ids of every document of one record lie in [low, high) (':' + 1 = ';'). */
+export function recordDocumentRange(record: number): readonly [string, string] {
+  return [`durable:${record}:`, `durable:${record};`];
+}
+
 /** Rows per multi-row document insert (10 parameters each, far below SQLite's limit). */
 const DOCUMENT_GROUP = 128;
 

@@ -28,7 +28,10 @@ export class RowCommitter {
   commit(batch: RowBatch, totals: AppendTotals): void {
     for (const record of batch.records) {
       const conversation = this.conversations.ensure(record.conversation, record.project ?? '');
-      if (record.project !== null) this.conversations.setProject(conversation.id, record.project);
+      if (record.project !== null) {
+        this.conversations.setProject(conversation.id, record.project);
+        this.conversations.associate(conversation.id, record.project);
+      }
       const id = this.appender.append(
         { source: record.source, generation: record.generation, offset: record.offset, conversation: conversation.id, at: record.at, raw: record.raw, part: record.part },
         totals,

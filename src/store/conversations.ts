@@ -3,6 +3,9 @@
 // metadata (not retained bytes): project and parent may be corrected, the
 // id, agent and session never change. A conversation created after the
 // broker bound its session to a job (conversation_bindings) takes that job.
+// A conversation that records of another project join (a shared bridge
+// thread) is associated with that project too (conversation_memberships):
+// search's project filter and that project's replica include it.
 
 import type { Agent, Kind } from '../../protocols/records.ts';
 import type { ConversationSeed } from '../../protocols/sources.ts';
@@ -28,6 +31,7 @@ export class ConversationIndex {
   private readonly updateParent;
   private readonly updateProject;
   private readonly insertProject;
+  private readonly insertMembership;
   private readonly boundJob;
 
   constructor(db: Db) {
@@ -41,6 +45,7 @@ export class ConversationIndex {
     this.updateParent = db.prepare('UPDATE conversations SET parent = ? WHERE id = ?');
     this.updateProject = db.prepare("UPDATE conversations SET project = ? WHERE id = ? AND project = ''");
     this.insertProject = db.prepare('INSERT OR IGNORE INTO conversation_projects (project) VALUES (?)');
+    this.insertMembership = db.prepare('INSERT OR IGNORE INTO conversation_memberships (project, conversation) VALUES (?, ?)');
   }
 
   get(id: string): ConversationRow | undefined {
@@ -86,6 +91,14 @@ export class ConversationIndex {
     this.updateProject.run(project, id);
     this.insertProject.run(project);
     row.project = project;
+  }
+
+  /** Associate a conversation with a project other than its own (a record of that project joined it). */
+  associate(id: string, project: string): void {
+    const row = this.get(id);
+    if (row === undefined || project === '' || row.project === project) return;
+    this.insertMembership.run(project, id);
+    this.insertProject.run(project);
   }
 
   /** Forget cached rows (after a rolled-back transaction). */

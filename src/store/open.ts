@@ -42,7 +42,8 @@ export function ftsAvailable(): boolean {
   return ftsProbe;
 }
 
-function registerFunctions(db: Db): void {
+/** SQL functions readers use (the literal search's fold). */
+export function registerFunctions(db: Db): void {
   db.function('fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fold(text) : null));
 }
 

@@ -11,7 +11,7 @@ import type { Db } from './open.ts';
 import { openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
 import { openQueryOnly } from '../sqlite/open.ts';
 
-export type ReadSource = 'history' | 'legacy' | 'none';
+export type ReadSource = 'history' | 'legacy' | 'replica' | 'none';
 
 export interface ReadStore {
   readonly db: Db | null;

@@ -4,14 +4,15 @@
 
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const sharedDir = resolve(repoRoot, '..', 'shared');
-export const fixturesDir = process.env.AGENT_BRIDGE_FIXTURES ?? join(sharedDir, 'fixtures');
+// Real path: the generators run only when invoked by their real path (their main-module check), and ../shared may be a link.
+export const fixturesDir = realpathSync(process.env.AGENT_BRIDGE_FIXTURES ?? join(sharedDir, 'fixtures'));
 export const sqliteModule = join(repoRoot, 'node_modules', 'better-sqlite3');
 export const cliPath = join(repoRoot, 'bin', 'agent-bridge');
 

@@ -1,10 +1,13 @@
-// `agent-bridge conversation <id> [--after N] [--limit N] [--all] [--raw] [--json]`
+// `agent-bridge conversation <id> [--after N] [--limit N] [--all] [--raw] [--db FILE] [--json]`
 // One page of a conversation's retained records (get_conversation), or with
 // --all every page. --raw writes the records' exact bytes, in record id
 // order, to stdout; --json prints the page object (with --all: one page
 // object per line) with each record's text; --json --raw adds each record's
 // exact bytes as base64 (`raw`), which is get_conversation's own shape.
+// --db reads one store file (a project replica or a history.db) instead of the
+// home's.
 
+import { resolve } from 'node:path';
 import { HistoryError } from '../../../protocols/errors.ts';
 import { CONVERSATION_LIMIT, type ConversationRecord, type GetConversationOutput } from '../../../protocols/search.ts';
 import { resolvePaths } from '../../config/paths.ts';
@@ -19,6 +22,7 @@ const FLAGS = {
   all: { type: 'boolean' },
   raw: { type: 'boolean' },
   json: { type: 'boolean' },
+  db: { type: 'string' },
 } as const;
 
 async function write(data: string | Uint8Array): Promise<void> {
@@ -55,7 +59,7 @@ export async function conversation(argv: readonly string[]): Promise<number> {
   const id = positionals[0] as string;
   let after = intFlag(flags.after, 'after', { min: 0, max: Number.MAX_SAFE_INTEGER }) ?? 0;
   const limit = intFlag(flags.limit, 'limit', CONVERSATION_LIMIT);
-  const reader = new HistoryReader(resolvePaths());
+  const reader = new HistoryReader(resolvePaths(), flags.db === undefined ? {} : { file: resolve(flags.db) });
   const lines = new LineJoiner();
   try {
     for (let first = true; ; first = false) {

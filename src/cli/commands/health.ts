@@ -52,7 +52,9 @@ export function healthLines(h: HealthStatus, tty: boolean): string[] {
     const progress = emptyProgress(m.phase, { ...m, phase: m.phase, error: m.failure });
     lines.push(...migrationLines(progress, { tty, live: m.live }));
   }
-  lines.push(`mirrors:   ${h.mirrors.phase}${h.mirrors.detail === null ? '' : ` (${h.mirrors.detail})`}`);
+  const mirrors = h.mirrors;
+  const replicas = mirrors.projects === 0 ? '' : `; ${mirrors.synced} of ${mirrors.projects} projects synced${mirrors.held > 0 ? `, ${mirrors.held} held back` : ''}${mirrors.recordsBehind > 0 ? `, ${mirrors.recordsBehind} records to copy` : ''}`;
+  lines.push(`mirrors:   ${mirrors.phase}${mirrors.detail === null ? '' : ` (${mirrors.detail})`}${replicas}${mirrors.lastError === null ? '' : `; error: ${mirrors.lastError}`}`);
   if (h.batches.committed > 0) lines.push(`batches:   ${h.batches.committed} committed, p50 ${h.batches.p50Ms.toFixed(1)} ms, p99 ${h.batches.p99Ms.toFixed(1)} ms`);
   if (h.store !== null) {
     lines.push(`store:     ${h.store.sources} sources, ${h.store.conversations} conversations, ${h.store.records} records (${formatBytes(h.store.rawBytes)}), ${h.store.documents} documents`);

@@ -1,7 +1,8 @@
 // `agent-bridge search <query> [--project P] [--session S] [--job J] [--agent A] [--kind K]
-//   [--since T] [--until T] [--limit N] [--json]`
+//   [--since T] [--until T] [--limit N] [--db FILE] [--json]`
 // Reads the store directly (read-only), like every reader; the same input
-// rules as the search_history tool apply.
+// rules as the search_history tool apply. --db reads one store file instead
+// of the home's: a project replica (conversations-<hash>.db) or a history.db.
 
 import { resolve } from 'node:path';
 import { HistoryError } from '../../../protocols/errors.ts';
@@ -23,6 +24,7 @@ const FLAGS = {
   until: { type: 'string' },
   limit: { type: 'string' },
   json: { type: 'boolean' },
+  db: { type: 'string' },
 } as const;
 
 function render(result: SearchHistoryOutput, query: string): string {
@@ -32,7 +34,7 @@ function render(result: SearchHistoryOutput, query: string): string {
     const where = [hit.project, hit.conversation ?? hit.id].filter((s): s is string => s !== null && s !== '').join('  ');
     lines.push(`${hit.agent}  ${formatTime(hit.at)}  ${where}`, `  ${highlight(hit.snippet, words)}`);
   }
-  const count = `${result.hits.length} hit${result.hits.length === 1 ? '' : 's'} (${result.engine}${result.store === 'legacy' ? ', legacy bridge.db' : ''})`;
+  const count = `${result.hits.length} hit${result.hits.length === 1 ? '' : 's'} (${result.engine}${result.store === 'legacy' ? ', legacy bridge.db' : result.store === 'replica' ? ', project replica' : ''})`;
   lines.push(count);
   if (result.notice !== undefined) lines.push(`note: ${result.notice}`);
   return `${lines.join('\n')}\n`;
@@ -50,7 +52,7 @@ export async function search(argv: readonly string[]): Promise<number> {
   if (since !== undefined) filters.since = since;
   if (until !== undefined) filters.until = until;
   const limit = intFlag(flags.limit, 'limit', SEARCH_LIMIT);
-  const reader = new HistoryReader(resolvePaths());
+  const reader = new HistoryReader(resolvePaths(), flags.db === undefined ? {} : { file: resolve(flags.db) });
   let result: SearchHistoryOutput;
   try {
     result = await reader.search({ query, filters, ...(limit === undefined ? {} : { limit }) });

@@ -3,13 +3,14 @@
 // (history.status.json, published every second while it runs: phase,
 // backlog with the capture's rate, percentage and ETA, errors), and the legacy
 // migration's progress (live from the service, else from history.db and the
-// migration's progress database), and the problems of the bridge home's
+// migration's progress database), the project mirrors' phase, and the problems of the bridge home's
 // config.json, read now (the service's own view is in service.config).
 
 import { existsSync } from 'node:fs';
 import type { MigrationProgress } from '../../../protocols/migration.ts';
 import type { HistoryErrorShape } from '../../../protocols/errors.ts';
 import { serializeError } from '../../../protocols/errors.ts';
+import type { MirrorStatus } from '../../../protocols/mirror.ts';
 import type { HistoryStatus } from '../../../protocols/service.ts';
 import type { ConfigStatus } from '../../../protocols/settings.ts';
 import { validateConfigFile } from '../../config/config-file.ts';
@@ -69,6 +70,11 @@ function readStore(paths: HistoryPaths): { counts: Counts | null; verified: Scru
   }
 }
 
+function mirrorLine(mirror: MirrorStatus): string {
+  const steps = mirror.steps.count > 0 ? `; ${mirror.steps.records} records copied in ${mirror.steps.count} steps (p99 ${mirror.steps.p99Ms.toFixed(1)} ms)` : '';
+  return `mirrors: ${mirror.phase}${mirror.detail === undefined ? '' : ` (${mirror.detail})`}${steps}; agent-bridge mirrors lists them`;
+}
+
 export async function status(argv: readonly string[]): Promise<number> {
   const { flags } = parse(argv, { json: { type: 'boolean' } }, { min: 0, max: 0, names: '' });
   const paths = resolvePaths();
@@ -107,6 +113,7 @@ export async function status(argv: readonly string[]): Promise<number> {
     if ((service as Partial<HistoryStatus>).capture !== undefined) lines.push(`capture: ${captureProgressText(service.capture, service.backlog, { tty: isTty() })}`);
     lines.push(`batches: ${service.batches.committed} (p50 ${service.batches.p50Ms.toFixed(1)} ms, p99 ${service.batches.p99Ms.toFixed(1)} ms)`);
     if (service.pausedBy.length > 0) lines.push(`paused:  ${service.pausedBy.join(', ')}`);
+    lines.push(mirrorLine(service.mirror));
     if (service.discovery.gone > 0) lines.push(`gone:    ${service.discovery.gone} captured files no longer exist on disk (their bytes stay retained)`);
     if (service.lastError !== null) lines.push(`error:   ${service.lastError.code}: ${service.lastError.message}`);
     for (const p of service.problems.slice(0, 10)) lines.push(`problem: ${p.path}: ${p.code}: ${p.message}`);

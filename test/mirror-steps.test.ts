@@ -1,0 +1,161 @@
+// Bounded mirror steps and the switches that hold the mirror:
+//   - every step copies at most 8 raw records and checks at most 32
+//     metadata ids (measured on the replica between steps, not only taken
+//     from the step's own report); a large project takes many steps;
+//   - a restarted mirror over a synced replica reads no record again;
+//   - {"history": {"ingest": false}} holds the mirror with capture (nothing
+//     written while paused), and it continues when switched back on.
+
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { MirrorStatus } from '../protocols/mirror.ts';
+import type { HistoryStatus } from '../protocols/service.ts';
+import { LIMITS } from '../src/config/limits.ts';
+import { resolvePaths } from '../src/config/paths.ts';
+import { HOME_MIRRORS, replicaName } from '../src/mirror/location.ts';
+import { MirrorSync } from '../src/mirror/mirror-sync.ts';
+import { cli, cliJson, envFor, spawnCli, tempDir } from './helpers/home.ts';
+import { claudeSession, ftsCounts, withReplica } from './helpers/mirror.ts';
+
+const id = (n: number): string => `40000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+function count(path: string, table: string): number {
+  if (!existsSync(path)) return 0;
+  return withReplica(path, (db) => {
+    try {
+      return db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    } catch {
+      return 0;
+    }
+  });
+}
+
+describe('mirror steps', () => {
+  it('copies at most 8 records and checks at most 32 ids per step, and reads nothing again after a restart', async () => {
+    const home = tempDir();
+    const bridge = join(tempDir('abh-steps-'), 'bridge');
+    const project = join(tempDir('abh-steps-project-'), 'big');
+    mkdirSync(project);
+    for (let i = 0; i < 70; i++) claudeSession(home, { session: id(i), cwd: project, lines: 2, word: 'stepwren' });
+    claudeSession(home, { session: id(99), cwd: project, lines: 2500, word: 'stepwren', fill: 400 }); // many 64 KiB records
+    const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    const capture = await cli(['ingest', '--once', '--pace', 'max'], { ...env, AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
+    assert.equal(capture.code, 0, capture.stderr);
+
+    const replica = join(bridge, HOME_MIRRORS, replicaName(project));
+    const paths = resolvePaths(env);
+    let sync = new MirrorSync({ paths, env, limits: LIMITS, mode: 'once' });
+    let steps = 0;
+    let copied = 0;
+    let checked = 0;
+    for (let more = true; more; steps++) {
+      const before = count(replica, 'conversation_records');
+      const result = await sync.step();
+      const grew = count(replica, 'conversation_records') - before;
+      assert.ok(result.copied <= 8 && grew <= 8, `step ${steps}: ${grew} records copied`);
+      assert.equal(grew, result.copied);
+      assert.ok(result.checked <= 32, `step ${steps}: ${result.checked} ids checked`);
+      copied += result.copied;
+      checked += result.checked;
+      more = result.more;
+      assert.ok(steps < 1000);
+    }
+    sync.close();
+    const records = count(replica, 'conversation_records');
+    assert.equal(copied, records);
+    assert.ok(records > 80, `a large project (${records} records)`);
+    assert.ok(steps >= Math.ceil(records / 8), `it took many steps (${steps})`);
+    assert.equal(checked, 71 + 1, 'each conversation checked once, and the one project listed');
+    assert.deepEqual(ftsCounts(replica, 'stepwren'), { fts: 70 * 2 + 2500, bodies: 70 * 2 + 2500 });
+
+    // A restart: the cursors are in the replica; a full sweep copies nothing.
+    sync = new MirrorSync({ paths, env, limits: LIMITS, mode: 'once' });
+    let again = 0;
+    let sweeps = 0;
+    for (let more = true; more; sweeps++) {
+      const result = await sync.step();
+      again += result.copied;
+      more = result.more;
+    }
+    assert.equal(sync.projects()[0]?.state, 'synced');
+    sync.close();
+    assert.equal(again, 0, 'no record copied twice');
+    assert.ok(sweeps <= 6, `a sweep of 71 conversations in steps of 32 (${sweeps} steps)`);
+  });
+
+  it('brings documents up to date after a central reindex, without copying records again', async () => {
+    const home = tempDir();
+    const bridge = join(tempDir('abh-reindexed-'), 'bridge');
+    const project = join(tempDir('abh-reindexed-project-'), 'rederived');
+    mkdirSync(project);
+    for (let i = 0; i < 3; i++) claudeSession(home, { session: id(300 + i), cwd: project, lines: 4, word: 'beforeword' });
+    const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    assert.equal((await cli(['ingest', '--once', '--pace', 'max'], env)).code, 0);
+    const replica = join(bridge, HOME_MIRRORS, replicaName(project));
+    assert.deepEqual(ftsCounts(replica, 'beforeword'), { fts: 12, bodies: 12 });
+
+    // What a reindex that derives different text leaves behind: other document bodies, and its completion time.
+    const central = new Database(join(bridge, 'history.db'));
+    central.prepare("UPDATE history_documents SET body = replace(body, 'beforeword', 'afterword')").run();
+    central.prepare("INSERT INTO history_cursors (source, cursor) VALUES ('reindex-done', ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor").run(String(Date.now()));
+    central.close();
+
+    const sync = new MirrorSync({ paths: resolvePaths(env), env, limits: LIMITS, mode: 'once' });
+    let copied = 0;
+    for (let more = true, n = 0; more && n < 100; n++) {
+      const result = await sync.step();
+      copied += result.copied;
+      more = result.more;
+    }
+    sync.close();
+    assert.equal(copied, 0, 'no record copied again');
+    assert.deepEqual(ftsCounts(replica, 'afterword'), { fts: 12, bodies: 12 }, 'the documents follow the reindex, FTS included');
+    assert.deepEqual(ftsCounts(replica, 'beforeword'), { fts: 0, bodies: 0 });
+    const viaReplica = await cliJson<{ hits: unknown[] }>(['search', 'afterword', '--db', replica, '--limit', '50', '--json'], env);
+    const viaCentral = await cliJson<{ hits: unknown[] }>(['search', 'afterword', '--project', project, '--limit', '50', '--json'], env);
+    assert.deepEqual(viaReplica.hits, viaCentral.hits);
+  });
+
+  it('holds the mirror while the config switch pauses capture and continues when it is switched back', async () => {
+    const home = tempDir();
+    const project = join(tempDir('abh-paused-'), 'held');
+    mkdirSync(project);
+    claudeSession(home, { session: id(200), cwd: project, lines: 4, word: 'heldwren' });
+    const bridge = join(home, '.agent-bridge');
+    mkdirSync(bridge, { recursive: true });
+    writeFileSync(join(bridge, 'config.json'), JSON.stringify({ history: { ingest: false } }));
+    const env = envFor(home);
+    const serve = spawnCli(['serve'], env);
+    const exited = new Promise<void>((resolve) => serve.on('exit', () => resolve()));
+    const live = async (test: (s: HistoryStatus) => boolean): Promise<HistoryStatus> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const report = await cliJson<{ service: HistoryStatus | null }>(['status', '--json'], env);
+        if (report.service !== null && test(report.service)) return report.service;
+        if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(report.service?.mirror)}`);
+        await new Promise((r) => setTimeout(r, 300));
+      }
+    };
+    try {
+      const paused = await live((s) => s.pausedBy.includes('config') && s.mirror.phase === 'paused');
+      assert.deepEqual(paused.mirror.projects, [], 'nothing done while paused');
+      await new Promise((r) => setTimeout(r, 2500));
+      assert.equal(existsSync(join(project, '.agent-bridge')), false, 'nothing written while paused');
+      const human = await cli(['status'], env);
+      assert.match(human.stdout.toString(), /mirrors: paused/);
+
+      writeFileSync(join(bridge, 'config.json'), JSON.stringify({ history: { ingest: true } }));
+      const resumed = await live((s) => s.mirror.projects.some((p) => p.project === project && p.state === 'synced'));
+      assert.equal(resumed.mirror.phase, 'synced');
+      const report = await cliJson<MirrorStatus & { live: boolean }>(['mirrors', '--json'], env);
+      assert.equal(report.live, true);
+      assert.equal(report.projects.find((p) => p.project === project)?.records, 1);
+    } finally {
+      serve.kill('SIGTERM');
+      await exited;
+    }
+  });
+});
