@@ -13,13 +13,13 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { PassContext } from './context.ts';
-import { step } from './context.ts';
+import { runUnit } from './context.ts';
 import type { LegacyTableInfo } from './legacy-tables.ts';
 import { legacyTablesIn, sameShape } from './legacy-tables.ts';
 import { addPlannedTable, plannedState, shapeOf } from './plan.ts';
 import type { TableState } from './progress-db.ts';
-import { chunkDigest } from './row-hash.ts';
-import { quoteIdent, RowReader } from './rows.ts';
+import { ChunkEncoder, digestOf } from './row-sql.ts';
+import { quoteIdent } from './rows.ts';
 import type { SnapshotWriter } from './snapshot-files.ts';
 import type { SourceView } from './source-view.ts';
 
@@ -27,20 +27,25 @@ export function retainedName(table: string, generation: number): string {
   return `retained_${table}_g${generation}`;
 }
 
-/** The first saved chunk that differs in the view, described; null when all match. */
+/** The first saved chunk that differs in the view, described; null when all match. Saved chunks are re-read in units. */
 async function changedChunk(ctx: PassContext, view: SourceView, writer: SnapshotWriter, t: TableState): Promise<string | null> {
-  const reader = new RowReader(view.db, shapeOf(t));
+  const encoder = new ChunkEncoder(view.db, shapeOf(t));
   let end: bigint | null = null;
   for (;;) {
-    const chunk = writer.progress.nextChunk(t.name, t.generation, end);
-    if (chunk === undefined) return null;
-    const verdict = await step(ctx, { kind: 'revalidate', table: t.name, pinned: true }, () => {
-      const rows = reader.range(chunk);
-      const same = rows.length === chunk.rows && chunkDigest(rows) === chunk.sha256;
-      return { rows: rows.length, bytes: chunk.bytes, same };
+    const verdict = await runUnit(ctx, { kind: 'revalidate', table: t.name, pinned: true }, (unit) => {
+      do {
+        const chunk = writer.progress.nextChunk(t.name, t.generation, end);
+        if (chunk === undefined) return { changed: null, done: true };
+        const encoded = encoder.encode(chunk);
+        unit.chunk({ rows: encoded.rows, bytes: chunk.bytes, after: chunk.after, end: chunk.end });
+        if (encoded.rows !== chunk.rows || digestOf(encoded) !== chunk.sha256) {
+          return { changed: `rows ${chunk.after ?? 'first'}..${chunk.end} changed in bridge.db`, done: true };
+        }
+        end = chunk.end;
+      } while (unit.more());
+      return { changed: null, done: false };
     });
-    if (!verdict.same) return `rows ${chunk.after ?? 'first'}..${chunk.end} changed in bridge.db`;
-    end = chunk.end;
+    if (verdict.done) return verdict.changed;
   }
 }
 
