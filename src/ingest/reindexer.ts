@@ -82,14 +82,16 @@ export class Reindexer {
       history({ type: 'saveReindex', progress: moved });
       return;
     }
+    // One record more than the step rebuilds: whether the step's last record continues into a retained next one.
     const records = history({
       type: 'recordsFrom',
       source: file.id,
       generation: progress.generation,
       offset: progress.offset,
       maxRecord: progress.maxRecord,
-      limit: FILE_RECORDS_PER_STEP,
+      limit: FILE_RECORDS_PER_STEP + 1,
     });
+    const lookahead = records.length > FILE_RECORDS_PER_STEP ? records.pop() : undefined;
     if (records.length === 0) {
       history({ type: 'saveReindex', progress: { ...progress, file: null } });
       return;
@@ -108,8 +110,8 @@ export class Reindexer {
       }
       const bytes = new Uint8Array(record.raw);
       const endsLine = bytes.length > 0 && bytes[bytes.length - 1] === 10;
-      // The last record of a step may look unfinished when its line goes on in the next step; it keeps its token.
-      const following = records[i + 1];
+      // A record whose line goes on in a retained next record leaves its trailing token to it, as capture did.
+      const following = records[i + 1] ?? lookahead;
       const task: ParseTask = {
         format,
         bytes,

@@ -9,8 +9,9 @@
 // their bytes are indexed as text, with escapes decoded, so the tail of a
 // 100 MB line stays findable.
 
-import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
-import { fragmentText, withoutTrailingToken } from '../text/extract.ts';
+import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment, TextFormat, TextRecipe } from '../../protocols/records.ts';
+import { withoutTrailingToken } from '../text/extract.ts';
+import { segmentText } from '../text/span-text.ts';
 
 export interface DecodedLine {
   /** Conversation id, or null for the file's own conversation. */
@@ -26,6 +27,11 @@ export interface DecodedLine {
 }
 
 export interface LineDecoder {
+  /**
+   * Set when the decoded text is transcriptText(textFormat, record): then a
+   * segment's text derives from its bytes alone (Segment.recipe).
+   */
+  readonly textFormat?: TextFormat;
   /** Decode one complete, parsed line. `first` is true for the file's first line. */
   decode(record: unknown, ctx: ChunkContext, first: boolean): DecodedLine;
   /** Route a line that cannot be parsed, from the head of its text. */
@@ -71,12 +77,11 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
     const continuation = pos === 0 && task.startsMidLine;
 
     let route: string | null = null;
-    let text: string;
+    let decodedText: string | null = null;
     let at: number | null = null;
     let facts: LineFacts | undefined;
     if (continuation) {
       // The rest of a line that began in an earlier chunk.
-      text = fragmentText(task.carry + line);
       if (complete) at = timestampFrom(line.slice(-ROUTING_TAIL));
     } else {
       let decoded: DecodedLine | null = null;
@@ -89,7 +94,7 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
       }
       if (decoded !== null) {
         route = decoded.route;
-        text = decoded.text;
+        decodedText = decoded.text;
         at = decoded.at;
         facts = decoded.facts;
         if (cwd === null) cwd = decoded.cwd;
@@ -100,12 +105,14 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         const head = line.slice(0, ROUTING_HEAD);
         route = decoder.routeFragment(head, task.context);
         facts = decoder.fragmentFacts?.(head, task.context);
-        text = fragmentText(line);
         at = timestampFrom(head);
       }
     }
-    if (!complete && task.continues) text = withoutTrailingToken(text);
-    segments.push(facts === undefined ? { offset, length: end - pos, continuation, route, text, at, complete } : { offset, length: end - pos, continuation, route, text, at, complete, facts });
+    const cut = { carry: continuation ? task.carry : null, trimmed: !complete && task.continues };
+    const text = segmentText(line, decodedText, cut);
+    const segment: Segment = { offset, length: end - pos, continuation, route, text, at, complete };
+    const recipe: TextRecipe | undefined = decoder.textFormat === undefined ? undefined : { format: decoder.textFormat, ...cut };
+    segments.push({ ...segment, ...(facts === undefined ? {} : { facts }), ...(recipe === undefined ? {} : { recipe }) });
     pos = end;
   }
 
