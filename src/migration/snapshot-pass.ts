@@ -2,8 +2,8 @@
 // never the whole broker database) into the snapshot file, from one pinned,
 // consistent read view, chunk by chunk. Each chunk is read from the view,
 // written with its rowids, read back and compared by bh-row-v1 digest, and
-// recorded with its checkpoint (progress db attached); the chunks of a unit
-// (context.ts) commit together in one durable two-file commit.
+// recorded with its checkpoint; the chunks of a unit (context.ts) commit
+// together, the snapshot first, then their checkpoints (SnapshotWriter.unit).
 //
 // The first view plans the tables (their CREATE statements and rowid
 // high-water marks). Any later view (after a restart, or after sustained
@@ -38,13 +38,11 @@ export interface ViewEvents {
 function planTables(view: SourceView, writer: SnapshotWriter): void {
   const present = legacyTablesIn(view.db);
   const userVersion = view.db.pragma('user_version', { simple: true }) as number;
-  writer.db
-    .transaction(() => {
-      for (const info of present) addPlannedTable(writer, info, 0);
-      writer.progress.setMeta('bridgeUserVersion', String(userVersion));
-      writer.progress.setMeta('planned', String(Date.now()));
-    })
-    .immediate();
+  writer.unit(() => {
+    for (const info of present) addPlannedTable(writer, info, 0);
+    writer.progress.setMeta('bridgeUserVersion', String(userVersion));
+    writer.progress.setMeta('planned', String(Date.now()));
+  });
 }
 
 interface SnapshotTarget {
@@ -84,15 +82,13 @@ async function snapshotTable(ctx: PassContext, view: SourceView, writer: Snapsho
   const target = { db: writer.db, encoder: new ChunkEncoder(writer.db, shape), writer: new RowWriter(writer.db, shape) };
   let t: TableState = table;
   while (!t.passes.snapshot.done) {
-    // The chunks of one unit and their checkpoints commit together (two files, one atomic commit).
+    // The chunks of one unit commit together, then their checkpoints (see SnapshotWriter.unit).
     t = await runUnit(ctx, { kind: 'snapshot', table: t.name, pinned: true }, (unit) => {
       let state = t;
-      writer.db
-        .transaction(() => {
-          do state = snapshotChunk(ctx, source, target, writer, state, unit);
-          while (!state.passes.snapshot.done && unit.more());
-        })
-        .immediate();
+      writer.unit(() => {
+        do state = snapshotChunk(ctx, source, target, writer, state, unit);
+        while (!state.passes.snapshot.done && unit.more());
+      });
       return state;
     });
   }
@@ -116,7 +112,8 @@ export async function snapshotPass(ctx: PassContext, files: SnapshotFiles, event
         const tables = writer.progress.tables();
         ctx.onPass('snapshot', tables);
         for (const table of tables) await snapshotTable(ctx, view, writer, table);
-        writer.db.transaction(() => writer.progress.setPhase('snapshot-verify')).immediate();
+        writer.settle();
+        writer.progressDb.transaction(() => writer.progress.setPhase('snapshot-verify')).immediate();
         return;
       } catch (error) {
         if (!(error instanceof SourceReleased)) throw error;
