@@ -104,7 +104,6 @@ export function openSnapshotWriter(snapshot: string): SnapshotWriter {
       progress,
       unit: <T>(work: () => T): T => progressFile.transaction(() => db.transaction(work).immediate()).immediate(),
       settle: () => {
-        db.pragma('wal_checkpoint(TRUNCATE)');
         setJournalMode(db, 'main', 'delete');
       },
       close: () => {
