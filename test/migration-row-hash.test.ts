@@ -10,21 +10,17 @@ import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { prng } from './helpers/home.ts';
 import { fixtures } from './helpers/legacy-home.ts';
 import { ChunkEncoder, digestOf } from '../src/migration/row-sql.ts';
 import { chunkDigest } from '../src/migration/row-hash.ts';
 import { RowReader } from '../src/migration/rows.ts';
 import { Sha256State } from '../src/migration/sha256-state.ts';
 
+/** A seeded integer in [0, n). */
 function rng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const next = prng(seed);
+  return (n) => Math.floor(next() * n);
 }
 
 const INTEGERS = [0n, 1n, -1n, 255n, 2n ** 31n, -(2n ** 31n), 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n)];
