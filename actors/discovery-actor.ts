@@ -15,7 +15,8 @@ import { bridgeRunSource } from '../src/bridge/files/runs.ts';
 import type { DiscoveryRoot, Found, StepResult } from '../src/sources/discovery.ts';
 import { DiscoveryWalker } from '../src/sources/discovery.ts';
 import { HeaderCache } from '../src/sources/header.ts';
-import type { FileSourceModule, SourcePlan } from '../src/sources/source-module.ts';
+import type { FileSourceModule } from '../src/sources/source-module.ts';
+import type { SourcePlan } from '../protocols/sources.ts';
 import { SourceWatch } from '../src/sources/watch.ts';
 import type { DiscoveryPort } from '../src/ingest/scheduler.ts';
 

@@ -35,7 +35,7 @@ import { OpenCodeProvider } from '../src/sources/opencode/provider.ts';
 import { BridgeProvider } from '../src/bridge/provider.ts';
 import { openWriter } from '../src/store/open.ts';
 import { writeStatusFile } from '../src/store/status-file.ts';
-import type { StoreCounts } from '../src/store/writer.ts';
+import type { StoreCounts } from '../protocols/history.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
 import { DiscoveryActor } from './discovery-actor.ts';
 import { HistoryActor } from './history-actor.ts';

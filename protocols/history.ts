@@ -1,12 +1,9 @@
-// Messages of the history actor, the single writer of history.db.
+// Messages of the history actor, the single writer of history.db, and the
+// shapes their payloads and replies carry.
 
-import type { CommitChunk, CommitResult, CommitTotals } from '../src/store/commit.ts';
-import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../src/store/reindex-store.ts';
-import type { SourceCursor, StoredSource } from '../src/store/source-rows.ts';
-import type { StoreCounts } from '../src/store/writer.ts';
-import type { RetainedVersion } from '../src/store/records.ts';
-import type { SourcePlan } from '../src/sources/source-module.ts';
-import type { RowBatch } from '../src/ingest/provider.ts';
+import type { ChunkHints, LineFacts, Segment } from './records.ts';
+import type { RowBatch } from './rows.ts';
+import type { SourceCursor, SourcePlan, StoredSource } from './sources.ts';
 
 export type HistoryMessage =
   /** Every stored file source with its cursor. */
@@ -37,6 +34,9 @@ export type HistoryMessage =
   | { readonly type: 'otherRecords'; readonly after: number; readonly maxRecord: number; readonly limit: number }
   | { readonly type: 'rebuild'; readonly chunks: readonly CommitChunk[]; readonly rows: readonly RowBatch[]; readonly progress: ReindexProgress; readonly next: ReindexProgress };
 
+/** Asking the history actor: a message, its reply (a worker's port to the actor). */
+export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
+
 export interface HistoryReplies {
   loadSources: StoredSource[];
   register: number;
@@ -56,4 +56,102 @@ export interface HistoryReplies {
   recordsFrom: RetainedRecord[];
   otherRecords: RetainedRecord[];
   rebuild: CommitTotals;
+}
+
+// Payloads and replies.
+
+export interface CommitChunk {
+  readonly source: string;
+  /** The file's own conversation. */
+  readonly conversation: string;
+  readonly generation: number;
+  readonly offset: number;
+  readonly bytes: Uint8Array;
+  readonly segments: readonly Segment[];
+  readonly hints: ChunkHints;
+  /** Canonical project of hints.cwd, resolved before the transaction. */
+  readonly project: string | null;
+  /** File facts after this chunk; offset = offset + bytes.length. */
+  readonly after: Pick<SourceCursor, 'identity' | 'anchor' | 'head' | 'size' | 'mtimeMs'>;
+}
+
+export interface AppendTotals {
+  records: number;
+  documents: number;
+  rawBytes: number;
+  bodyBytes: number;
+}
+
+export interface CommitTotals extends AppendTotals {
+  /** Complete JSONL lines that were not valid JSON. */
+  malformed: number;
+}
+
+export interface CommitResult extends CommitTotals {
+  /** The cursor of every source the batch moved, after the batch. */
+  readonly cursors: ReadonlyArray<readonly [string, SourceCursor]>;
+}
+
+export interface ReindexProgress {
+  readonly phase: 'reset' | 'rebuild';
+  readonly requestedAt: number;
+  /** Documents with rowid ≤ maxDocument existed when the reindex started. */
+  readonly maxDocument: number;
+  /** Records with id ≤ maxRecord get their documents rebuilt. */
+  readonly maxRecord: number;
+  /** File source being rebuilt, in id order ('' before the first). */
+  readonly source: string;
+  /** That source, while it is being rebuilt; null between sources. */
+  readonly file: FileSourceRow | null;
+  readonly generation: number;
+  readonly offset: number;
+  /** Routing of a line continuing past `offset` (see RouteState). */
+  readonly route: string | null;
+  readonly lineStart: number;
+  readonly at: number | null;
+  readonly facts?: LineFacts | null;
+  /** The record before `offset` ended inside a line. */
+  readonly midLine: boolean;
+  /** The unfinished token that record ended with (see ParseTask.carry). */
+  readonly carry: string;
+  /** 'files': file sources in id order; 'others': remaining records by id, after `afterRecord`. */
+  readonly stage: 'files' | 'others';
+  readonly afterRecord: number;
+  /** Records whose documents were rebuilt so far. */
+  readonly rebuilt: number;
+}
+
+export interface FileSourceRow {
+  readonly id: string;
+  readonly path: string;
+  readonly conversation: string;
+  readonly session: string;
+  readonly format: string;
+}
+
+export interface RetainedRecord {
+  readonly id: number;
+  readonly source: string;
+  readonly generation: number;
+  readonly offset: number;
+  readonly conversation: string;
+  readonly at: number;
+  readonly raw: Uint8Array;
+  readonly part: string | null;
+}
+
+export interface RetainedVersion {
+  readonly source: string;
+  readonly generation: number;
+  /** The generation's chunks concatenated in offset order. */
+  readonly raw: Uint8Array;
+}
+
+/** Totals of what the store holds, for status. */
+export interface StoreCounts {
+  readonly sources: number;
+  readonly conversations: number;
+  readonly records: number;
+  readonly documents: number;
+  readonly rawBytes: number;
 }

@@ -7,24 +7,13 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectMcp } from './helpers/mcp.ts';
 import type { GetConversationOutput, SearchHistoryOutput } from '../protocols/search.ts';
 import { resolvePaths } from '../src/config/paths.ts';
-import { cliPath } from './helpers/home.ts';
 import { type FixtureHome, fixtureHome, legacyBridgeHome } from './helpers/search-homes.ts';
 
-async function connect(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [cliPath, 'mcp', ...args],
-    env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'agent-bridge-test', version: '0.0.0' });
-  await client.connect(transport);
-  return client;
-}
+const connect = connectMcp;
 
 interface ToolResult {
   readonly content: Array<{ type: string; text?: string }>;

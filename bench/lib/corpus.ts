@@ -13,7 +13,7 @@ import { LIMITS } from '../../src/config/limits.ts';
 import { resolvePaths } from '../../src/config/paths.ts';
 import { DiscoveryWalker } from '../../src/sources/discovery.ts';
 import { HeaderCache } from '../../src/sources/header.ts';
-import type { SourcePlan } from '../../src/sources/source-module.ts';
+import type { SourcePlan } from '../../protocols/sources.ts';
 
 export const REPO = resolve(new URL('../..', import.meta.url).pathname);
 export const SHARED = resolve(REPO, '../shared');

@@ -12,8 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { Piscina } from 'piscina';
 import { HistoryActor } from '../../actors/history-actor.ts';
-import type { HistoryMessage } from '../../protocols/history.ts';
-import type { CommitResult } from '../../src/store/commit.ts';
+import type { CommitResult, HistoryMessage } from '../../protocols/history.ts';
 import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
 
 const times = (): { cpuMs: number; queueMs: number } => threadTimes((path) => readFileSync(path, 'utf8'));

@@ -18,7 +18,7 @@
 import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { openWriter } from '../../src/store/open.ts';
-import type { CommitChunk } from '../../src/store/commit.ts';
+import type { CommitChunk } from '../../protocols/history.ts';
 import { HistoryWriter } from '../../src/store/writer.ts';
 import { batches, type DerivedChunk } from './derive.ts';
 import { threadTimes } from './instrument-worker-channel.ts';

@@ -4,7 +4,7 @@
 // so a batch carries only rows not committed yet. Bounded: when full, the
 // memory is cleared and repeats are sent once more.
 
-import type { AliasRow, BindingRow } from '../ingest/provider.ts';
+import type { AliasRow, BindingRow } from '../../protocols/rows.ts';
 import type { BridgeBatch } from './batch.ts';
 
 const APPLIED_MAX = 65_536;

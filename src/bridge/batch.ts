@@ -7,7 +7,7 @@
 // 512 KiB per batch, raw bytes at the batch raw cap; the version that crosses
 // a budget is still included, so one large row always makes progress.
 
-import type { AliasRow, BindingRow, RowBatch, RowRecord } from '../ingest/provider.ts';
+import type { AliasRow, BindingRow, RowBatch, RowRecord } from '../../protocols/rows.ts';
 import { bodyBytes, rowRecords, type RowVersion } from './records.ts';
 import type { KnownVersion } from './versions.ts';
 

@@ -18,7 +18,7 @@
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
-import { openQueryOnly } from '../store/open.ts';
+import { openQueryOnly } from '../sqlite/open.ts';
 
 export type BrokerDb = Database.Database;
 

@@ -4,9 +4,9 @@
 // (`SELECT rowid n, *`, the 0.29.17 shape) under decisions:<id>:<revision>,
 // in conversation bridge:decision:<topic>.
 
-import type { RowDocument } from '../ingest/provider.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
-import { agentOf, decisionConversation } from './keys.ts';
+import type { RowDocument } from '../../protocols/rows.ts';
+import type { ConversationSeed } from '../../protocols/sources.ts';
+import { agentOf, decisionConversation } from '../keys/bridge.ts';
 
 export interface DecisionRow {
   readonly n: number;

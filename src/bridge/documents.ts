@@ -3,7 +3,8 @@
 // than one chunk is read whole from its first chunk's generation; its other
 // chunks carry no document.
 
-import type { RetainedRow, RowDocument } from '../ingest/provider.ts';
+import type { RetainedRow } from '../ingest/provider.ts';
+import type { RowDocument } from '../../protocols/rows.ts';
 import { fragmentText } from '../text/extract.ts';
 import { decisionDocument, isDecisionRow } from './decisions.ts';
 import { jobDocument, snapshotOf } from './jobs.ts';

@@ -12,10 +12,10 @@
 
 import { opendir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { RowDocument } from '../ingest/provider.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
+import type { RowDocument } from '../../protocols/rows.ts';
+import type { ConversationSeed } from '../../protocols/sources.ts';
 import { extractText } from '../text/extract.ts';
-import { agentOf, jobConversation, jobMarker } from './keys.ts';
+import { agentOf, jobConversation, jobMarker } from '../keys/bridge.ts';
 import { sha256Hex } from './messages.ts';
 
 export interface JobSnapshot {

@@ -11,9 +11,9 @@
 //   archive    archive.db rows after `durable-archive` (rows archived before
 //              their envelope key existed, or before the key was captured)
 
-import type { HistoryAsk } from '../ingest/scheduler.ts';
+import type { HistoryAsk } from '../../protocols/history.ts';
 import type { BridgeBatch } from './batch.ts';
-import { agentOf, messageConversation, messagePart, messageSource } from './keys.ts';
+import { agentOf, messageConversation, messagePart, messageSource } from '../keys/bridge.ts';
 import { envelopeRaw, messageDocument, messageFacts, messageFingerprint, rowRaw, type MessageRow } from './messages.ts';
 import type { PeerDirectory } from './peers.ts';
 import type { ArchiveQueries, BridgeQueries } from './queries.ts';

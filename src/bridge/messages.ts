@@ -15,8 +15,8 @@
 
 import { createHash } from 'node:crypto';
 import type { Agent } from '../../protocols/records.ts';
-import type { RowDocument } from '../ingest/provider.ts';
-import { agentOf, jobNameIn } from './keys.ts';
+import type { RowDocument } from '../../protocols/rows.ts';
+import { agentOf, jobNameIn } from '../keys/bridge.ts';
 
 export interface MessageRow {
   readonly id: string;

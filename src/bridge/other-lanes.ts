@@ -3,14 +3,14 @@
 
 import type { JobSweep } from './job-sweep.ts';
 import { decisionDocument, decisionProject, decisionSeed } from './decisions.ts';
-import { decisionPart, decisionSource, jobSnapshotSource } from './keys.ts';
+import { decisionPart, decisionSource, jobSnapshotSource } from '../keys/bridge.ts';
 import type { LaneContext, LaneResult } from './message-lanes.ts';
 import { emptyLearned, learnPeerName, learnSessionBinding, type Learned } from './peers.ts';
 import type { BridgeQueries, LearnedCursor } from './queries.ts';
 import { jobAt, jobDocument, jobSeed, jobSession, jobWorkdir, markerOf, type JobSnapshot } from './jobs.ts';
 import { rowRaw } from './messages.ts';
 import { decisionFingerprint, generationFor, retainedVersions } from './versions.ts';
-import { agentOf } from './keys.ts';
+import { agentOf } from '../keys/bridge.ts';
 
 /** Decision revisions by rowid after the `durable-decisions` cursor. */
 export async function decisionLane(ctx: LaneContext, live: BridgeQueries, after: number, limit: number): Promise<LaneResult> {

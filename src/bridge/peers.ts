@@ -7,8 +7,8 @@
 // and a directory of peers (name → session, agent, cwd) that gives a
 // message the project of its sender.
 
-import type { AliasRow, BindingRow } from '../store/bindings.ts';
-import { agentOf, jobNameIn } from './keys.ts';
+import type { AliasRow, BindingRow } from '../../protocols/rows.ts';
+import { agentOf, jobNameIn } from '../keys/bridge.ts';
 
 export interface Registration {
   readonly agent: string;

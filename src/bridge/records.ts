@@ -3,8 +3,8 @@
 // into 64 KiB records at fixed offsets as the 0.29.17 ingestor cut them, with
 // the row's search document on its first record.
 
-import type { RowDocument, RowRecord } from '../ingest/provider.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
+import type { RowDocument, RowRecord } from '../../protocols/rows.ts';
+import type { ConversationSeed } from '../../protocols/sources.ts';
 
 export const ROW_CHUNK_BYTES = 64 * 1024;
 

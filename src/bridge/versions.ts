@@ -8,7 +8,7 @@
 //     version: it is completed in place (its chunks are found identical);
 //   - any other version is the next generation.
 
-import type { HistoryAsk } from '../ingest/scheduler.ts';
+import type { HistoryAsk } from '../../protocols/history.ts';
 import { isDecisionRow } from './decisions.ts';
 import { ROW_CHUNK_BYTES } from './records.ts';
 import { retainedFingerprint, sha256Hex } from './messages.ts';

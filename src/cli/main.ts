@@ -5,6 +5,7 @@
 import { HistoryError } from '../../protocols/errors.ts';
 import { UsageError } from './args.ts';
 import { conversation } from './commands/conversation.ts';
+import { dashboard } from './commands/dashboard.ts';
 import { ingest } from './commands/ingest.ts';
 import { mcp } from './commands/mcp.ts';
 import { raw } from './commands/raw.ts';
@@ -17,7 +18,8 @@ import { status } from './commands/status.ts';
 type Command = (argv: readonly string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  serve: { run: serve, usage: 'serve                              run the history service until stopped' },
+  serve: { run: serve, usage: 'serve [--no-dashboard]             run the history service (and the dashboard) until stopped' },
+  dashboard: { run: dashboard, usage: 'dashboard [--port N] [--host H] [--open] the authenticated local web UI (loopback only)' },
   ingest: { run: ingest, usage: 'ingest --once [--pace spec|max]    capture everything pending, then exit' },
   search: {
     run: search,

@@ -25,6 +25,13 @@ const ConfigSchema = z.looseObject({
           ioBytesPerSecond: z.number().int().min(MIGRATION_IO_RANGE.min).max(MIGRATION_IO_RANGE.max).optional(),
         })
         .optional(),
+      dashboard: z
+        .looseObject({
+          enabled: z.boolean().optional(),
+          port: z.number().int().min(0).max(65535).optional(),
+          host: z.string().min(1).optional(),
+        })
+        .optional(),
     })
     .optional(),
 });
@@ -33,9 +40,11 @@ export interface HistorySettings {
   readonly ingest: boolean;
   /** history.migration.ioBytesPerSecond; null = the default pace. */
   readonly migrationIoBytesPerSecond: number | null;
+  /** history.dashboard: whether `serve` hosts the dashboard, and where (null = the defaults). */
+  readonly dashboard: { readonly enabled: boolean; readonly port: number | null; readonly host: string | null };
 }
 
-export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null };
+export const DEFAULT_SETTINGS: HistorySettings = { ingest: true, migrationIoBytesPerSecond: null, dashboard: { enabled: true, port: null, host: null } };
 
 /** Parse config.json text; throws CONFIG_INVALID with the reason. */
 export function parseConfig(text: string, path: string): HistorySettings {
@@ -50,7 +59,12 @@ export function parseConfig(text: string, path: string): HistorySettings {
     const issue = parsed.error.issues[0];
     throw new HistoryError('CONFIG_INVALID', `${path}: ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'invalid'}`.trim(), { path });
   }
-  return { ingest: parsed.data.history?.ingest ?? true, migrationIoBytesPerSecond: parsed.data.history?.migration?.ioBytesPerSecond ?? null };
+  const history = parsed.data.history;
+  return {
+    ingest: history?.ingest ?? true,
+    migrationIoBytesPerSecond: history?.migration?.ioBytesPerSecond ?? null,
+    dashboard: { enabled: history?.dashboard?.enabled ?? true, port: history?.dashboard?.port ?? null, host: history?.dashboard?.host ?? null },
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
 
 import PQueue from 'p-queue';
 import type { Limits } from '../config/limits.ts';
-import type { CommitChunk } from '../store/commit.ts';
+import type { CommitChunk } from '../../protocols/history.ts';
 import type { Lane, ReadyChunk } from './lane.ts';
 
 export interface Batch {

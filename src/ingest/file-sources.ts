@@ -10,13 +10,11 @@ import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
-import type { SourcePlan } from '../sources/source-module.ts';
-import type { CommitChunk } from '../store/commit.ts';
-import type { SourceCursor } from '../store/source-rows.ts';
+import type { SourceCursor, SourcePlan } from '../../protocols/sources.ts';
+import type { CommitChunk, HistoryAsk } from '../../protocols/history.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
-import type { HistoryAsk } from './scheduler.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
 
 export interface DiscoveryPort {

@@ -13,7 +13,7 @@ import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
 import { CARRY_MAX, carryOf } from '../text/extract.ts';
-import type { SourceCursor } from '../store/source-rows.ts';
+import type { SourceCursor } from '../../protocols/sources.ts';
 
 export interface LaneSource {
   readonly id: string;

@@ -6,40 +6,8 @@
 // with the provider's cursors, so a provider cursor never runs ahead of its
 // records.
 
-import type { ParentLink } from '../../protocols/records.ts';
-import type { DocumentInput } from '../store/appender.ts';
+import type { RowBatch, RowDocument } from '../../protocols/rows.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
-import type { AliasRow, BindingRow } from '../store/bindings.ts';
-
-export type { AliasRow, BindingRow } from '../store/bindings.ts';
-
-/** One search document derived from a record; its time is the record's. */
-export type RowDocument = Omit<DocumentInput, 'at'>;
-
-export interface RowRecord {
-  readonly source: string;
-  readonly generation: number;
-  readonly offset: number;
-  readonly conversation: ConversationSeed;
-  /** Canonical project of the conversation, when the provider knows it. */
-  readonly project: string | null;
-  readonly at: number;
-  readonly raw: Uint8Array;
-  readonly part: string | null;
-  readonly documents: readonly RowDocument[];
-}
-
-export interface RowBatch {
-  readonly provider: string;
-  readonly records: readonly RowRecord[];
-  /** history_cursors rows (key, value) committed with the records. */
-  readonly cursors: ReadonlyArray<readonly [string, string]>;
-  readonly links: readonly ParentLink[];
-  /** Sessions bound to jobs and learned aliases (bridge provider), applied after the records. */
-  readonly bindings?: readonly BindingRow[];
-  readonly aliases?: readonly AliasRow[];
-}
 
 /** A retained record handed back to its provider during a reindex. */
 export interface RetainedRow {

@@ -10,10 +10,9 @@
 
 import { LINE_FORMATS, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
 import { CARRY_MAX, carryOf, fragmentText } from '../text/extract.ts';
-import type { CommitChunk } from '../store/commit.ts';
-import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../store/reindex-store.ts';
-import type { RecordProvider, RowBatch, RowDocument } from './provider.ts';
-import type { HistoryAsk } from './scheduler.ts';
+import type { CommitChunk, FileSourceRow, HistoryAsk, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
+import type { RecordProvider } from './provider.ts';
+import type { RowBatch, RowDocument } from '../../protocols/rows.ts';
 
 export interface ReindexPorts {
   readonly history: HistoryAsk;

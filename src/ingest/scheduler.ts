@@ -12,20 +12,18 @@
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, serializeError, toHistoryError } from '../../protocols/errors.ts';
-import type { HistoryMessage, HistoryReplies } from '../../protocols/history.ts';
+import type { CommitChunk, CommitResult, HistoryAsk } from '../../protocols/history.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { Pace, PauseReason, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
-import type { CommitChunk, CommitResult } from '../store/commit.ts';
 import { FileSources, type ActiveLane, type DiscoveryPort } from './file-sources.ts';
 import { LatencyWindow } from './latency.ts';
-import type { RecordProvider, RowBatch } from './provider.ts';
+import type { RecordProvider } from './provider.ts';
+import type { RowBatch } from '../../protocols/rows.ts';
 import { Reindexer } from './reindexer.ts';
 
 export type { DiscoveryPort } from './file-sources.ts';
-
-export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
 
 export interface SchedulerPorts {
   readonly history: HistoryAsk;

@@ -4,8 +4,7 @@
 // history actor wrote.
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
-import type { SourcePlan } from '../sources/source-module.ts';
-import type { SourceCursor, StoredSource } from '../store/source-rows.ts';
+import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
 import { FILE_FORMATS } from '../store/reindex-store.ts';
 

@@ -9,7 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { HistoryError } from '../../protocols/errors.ts';
 import type { HistoryPaths } from '../config/paths.ts';
-import { type Db, openQueryOnly } from '../store/open.ts';
+import { type Db, openQueryOnly } from '../sqlite/open.ts';
 import { assertUtf8 } from './legacy-tables.ts';
 import { openProgressFile, ProgressStore, setJournalMode } from './progress-db.ts';
 

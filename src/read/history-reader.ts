@@ -67,6 +67,16 @@ export class HistoryReader {
     }
   }
 
+  /** Run `read` on the current store (null before anything is captured), errors as HistoryErrors of `step`. */
+  withStore<T>(step: string, read: (db: ReadStore['db'], store: ReadStore) => T): T {
+    const store = this.current();
+    try {
+      return read(store.db, store);
+    } catch (error) {
+      throw toHistoryError(error, step);
+    }
+  }
+
   close(): void {
     this.store?.db?.close();
     this.store = null;

@@ -14,15 +14,14 @@
 
 import { wrap, type Remote } from 'comlink';
 import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import { Worker } from 'node:worker_threads';
-import type { HistoryErrorShape } from '../../protocols/errors.ts';
-import { deserializeError, HistoryError } from '../../protocols/errors.ts';
+import type { Worker } from 'node:worker_threads';
+import { HistoryError } from '../../protocols/errors.ts';
 import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
-import { LIMITS } from '../config/limits.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
+import { spawnThread, unwrap } from './threads.ts';
 
 export interface HistoryServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -37,19 +36,6 @@ export interface HistoryServiceOptions {
 const RESTART_MIN_MS = 2000;
 const RESTART_MAX_MS = 30_000;
 const HEALTHY_MS = 60_000;
-
-function isErrorShape(value: unknown): value is HistoryErrorShape {
-  return value !== null && typeof value === 'object' && (value as { name?: unknown }).name === 'HistoryError' && typeof (value as { code?: unknown }).code === 'string';
-}
-
-/** Errors from the worker arrive as plain shapes; give callers real HistoryErrors. */
-async function unwrap<T>(promise: Promise<T>): Promise<T> {
-  try {
-    return await promise;
-  } catch (error) {
-    throw isErrorShape(error) ? deserializeError(error) : error;
-  }
-}
 
 function disabledStatus(): HistoryStatus {
   return {
@@ -79,14 +65,6 @@ interface ReaderThread {
   readonly ready: Promise<void>;
   /** Rejects when the thread exits, so no call waits forever on a dead worker. */
   readonly exited: Promise<never>;
-}
-
-function spawnThread(entry: string, name: string): Worker {
-  return new Worker(new URL('../../actors/ts-entry.mjs', import.meta.url), {
-    workerData: { entry: new URL(entry, import.meta.url).href },
-    name,
-    resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
-  });
 }
 
 export class HistoryService {
@@ -121,7 +99,7 @@ export class HistoryService {
   }
 
   private async spawn(): Promise<void> {
-    const worker = spawnThread('../../actors/history-worker.ts', 'agent-bridge-history');
+    const worker = spawnThread('actors/history-worker.ts', 'agent-bridge-history');
     this.worker = worker;
     this.api = wrap<HistoryWorkerApi>(nodeEndpoint(worker as never));
     this.startedAt = Date.now();
@@ -173,7 +151,7 @@ export class HistoryService {
   /** The reader thread, started on first use (and again after it exited). */
   private readerThread(): ReaderThread {
     if (this.reader !== null) return this.reader;
-    const worker = spawnThread('../../actors/reader-worker.ts', 'agent-bridge-history-reader');
+    const worker = spawnThread('actors/reader-worker.ts', 'agent-bridge-history-reader');
     const api = wrap<ReaderWorkerApi>(nodeEndpoint(worker as never));
     let onExit: (code: number) => void = () => undefined;
     const exited = new Promise<never>((_resolve, reject) => {

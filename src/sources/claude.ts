@@ -11,15 +11,13 @@
 // comes from the records' cwd, never from the lossy directory name.
 
 import type { ChunkContext, ParentLink } from '../../protocols/records.ts';
+import { claudeConversation } from '../keys/claude.ts';
 import { asRecord, transcriptText } from '../text/transcript-text.ts';
 import type { DecodedLine, LineDecoder } from './jsonl.ts';
 import { parseTimestamp } from './jsonl.ts';
-import type { FileSourceModule, SourcePlan } from './source-module.ts';
+import type { FileSourceModule } from './source-module.ts';
+import type { SourcePlan } from '../../protocols/sources.ts';
 import { SESSION_ID } from './source-module.ts';
-
-export function claudeConversation(session: string, agentId?: string | null): string {
-  return agentId ? `claude:${session}:native:${agentId}` : `claude:${session}`;
-}
 
 
 const SIDECHAIN = /"isSidechain"\s*:\s*true/;

@@ -8,15 +8,13 @@
 // line; `forked_from_id` alone is an ordinary fork, not a child. Inherited
 // records present in a rollout are its bytes and are retained like any other.
 
+import { codexConversation } from '../keys/codex.ts';
 import { asRecord, transcriptText } from '../text/transcript-text.ts';
 import type { DecodedLine, LineDecoder } from './jsonl.ts';
 import { parseTimestamp } from './jsonl.ts';
-import type { FileSourceModule, SourcePlan } from './source-module.ts';
+import type { FileSourceModule } from './source-module.ts';
+import type { SourcePlan } from '../../protocols/sources.ts';
 import { SESSION_ID } from './source-module.ts';
-
-export function codexConversation(thread: string): string {
-  return `codex:${thread}`;
-}
 
 const ROLLOUT = /^rollout-.*?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$/;
 

@@ -14,6 +14,7 @@
 
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
+import type { CursorFacts } from '../../protocols/sources.ts';
 
 export const ANCHOR_BYTES = 64;
 export const HEAD_BYTES = 1024;
@@ -30,18 +31,6 @@ export function sha256Hex(bytes: Uint8Array): string {
 export function anchorOf(before: Uint8Array, offset: number): string {
   if (offset === 0) return '';
   return sha256Hex(before.subarray(Math.max(0, before.length - ANCHOR_BYTES)));
-}
-
-/** What a source cursor remembers about the file, besides the legacy columns. */
-export interface CursorFacts {
-  readonly identity: string;
-  readonly offset: number;
-  readonly anchor: string;
-  /** sha256 of the first min(offset, HEAD_BYTES) bytes; '' when unknown (migrated cursors). */
-  readonly head: string;
-  /** Size and mtime when the cursor last moved; -1 when unknown. */
-  readonly size: number;
-  readonly mtimeMs: number;
 }
 
 export interface FileFacts {

@@ -4,33 +4,12 @@
 // SourcePlan or ignores it. Parsing lives beside classification in the same
 // module (its LineDecoder), but runs in the parser pool.
 
-import type { Agent, Kind, LineFormat } from '../../protocols/records.ts';
+import type { Agent } from '../../protocols/records.ts';
+import type { SourcePlan } from '../../protocols/sources.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 
 /** CLI session and agent ids we accept as path components (no traversal, bounded). */
 export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-export interface ConversationSeed {
-  readonly id: string;
-  readonly agent: Agent;
-  readonly session: string;
-  /** Native parent known from the path; bytes may refine it later. */
-  readonly parent: string | null;
-  readonly kind: Kind;
-  /** The agent-bridge job the conversation belongs to, when known from the path (run logs). */
-  readonly job?: string | null;
-}
-
-/** A file the pipeline will capture. */
-export interface SourcePlan {
-  /** Stable source id: the absolute path at first registration (legacy-compatible). */
-  readonly id: string;
-  readonly path: string;
-  readonly format: LineFormat;
-  readonly conversation: ConversationSeed;
-  /** Claude agent files: the agent the file itself belongs to. */
-  readonly ownAgentId: string | null;
-}
 
 export interface DiscoveredFile {
   readonly path: string;

@@ -16,42 +16,12 @@
 // together would; a flush per chunk made several, and more merge work.
 
 import { HistoryError } from '../../protocols/errors.ts';
-import type { Agent, Kind, TextRecipe } from '../../protocols/records.ts';
-import { runOfConversation } from '../bridge/keys.ts';
+import type { AppendTotals } from '../../protocols/history.ts';
+import type { DocumentInput, DocumentSpan } from '../../protocols/rows.ts';
+import { runOfConversation } from '../keys/bridge.ts';
 import type { ConversationRow } from './conversations.ts';
 import type { Statement } from 'better-sqlite3';
 import { type Db, hasTable } from './open.ts';
-
-export interface DocumentInput {
-  readonly text: string;
-  /** Distinguishes the documents of one record: `durable:<record>:<offset>`. */
-  readonly offset: number;
-  /** Where the document's line starts (fragments of one line share it). */
-  readonly line: number;
-  readonly at: number;
-  readonly kind?: Kind;
-  readonly agent?: Agent;
-  readonly session?: string | null;
-  readonly job?: string | null;
-  readonly message?: string | null;
-  readonly run?: string | null;
-  /** Where the text derives from in its record's bytes (JSONL lines of Claude and Codex), when it derives from them alone. */
-  readonly span?: DocumentSpan;
-}
-
-export interface DocumentSpan {
-  /** Offset of the segment's bytes in the record's raw bytes. */
-  readonly start: number;
-  readonly length: number;
-  readonly recipe: TextRecipe;
-}
-
-export interface AppendTotals {
-  records: number;
-  documents: number;
-  rawBytes: number;
-  bodyBytes: number;
-}
 
 export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;

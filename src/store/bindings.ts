@@ -14,24 +14,8 @@
 // Bindings never remove a job already set: a handoff changes authority, not
 // history identity.
 
-import type { Agent } from '../../protocols/records.ts';
+import type { AliasRow, BindingRow } from '../../protocols/rows.ts';
 import type { Db } from './open.ts';
-
-export interface BindingRow {
-  readonly session: string;
-  readonly agent: Agent;
-  /** The CLI's working directory as the broker recorded it ('' when unknown). */
-  readonly cwd: string;
-  readonly job: string | null;
-  /** Canonical project of the job's workdir, resolved before the transaction ('' when none). */
-  readonly project: string;
-}
-
-export interface AliasRow {
-  readonly alias: string;
-  readonly session: string;
-  readonly job: string | null;
-}
 
 export class BindingWriter {
   private readonly upsertBinding;

@@ -2,8 +2,9 @@
 // documents, the provider's parent links, session bindings and aliases, then
 // the provider's cursors, in the caller's transaction.
 
-import type { RowBatch } from '../ingest/provider.ts';
-import type { AppendTotals, RecordAppender } from './appender.ts';
+import type { RowBatch } from '../../protocols/rows.ts';
+import type { RecordAppender } from './appender.ts';
+import type { AppendTotals } from '../../protocols/history.ts';
 import { BindingWriter } from './bindings.ts';
 import type { ConversationIndex } from './conversations.ts';
 import type { Db } from './open.ts';

@@ -8,39 +8,16 @@
 // found (identical) instead of inserted, the documents are derived again, and
 // the source cursor is left alone.
 
-import type { ChunkHints, LineFacts, Segment } from '../../protocols/records.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
-import type { AppendTotals } from './appender.ts';
+import type { CommitChunk, CommitTotals } from '../../protocols/history.ts';
+import type { LineFacts, Segment } from '../../protocols/records.ts';
+import type { ConversationSeed, SourceCursor } from '../../protocols/sources.ts';
+import { eventSource } from '../keys/bridge.ts';
+import { inlineSource } from '../keys/claude.ts';
 import { RecordAppender } from './appender.ts';
 import type { ConversationIndex } from './conversations.ts';
-import type { SourceCursor, SourceRows } from './source-rows.ts';
+import type { SourceRows } from './source-rows.ts';
 
 export { documentId } from './appender.ts';
-
-export interface CommitChunk {
-  readonly source: string;
-  /** The file's own conversation. */
-  readonly conversation: string;
-  readonly generation: number;
-  readonly offset: number;
-  readonly bytes: Uint8Array;
-  readonly segments: readonly Segment[];
-  readonly hints: ChunkHints;
-  /** Canonical project of hints.cwd, resolved before the transaction. */
-  readonly project: string | null;
-  /** File facts after this chunk; offset = offset + bytes.length. */
-  readonly after: Pick<SourceCursor, 'identity' | 'anchor' | 'head' | 'size' | 'mtimeMs'>;
-}
-
-export interface CommitTotals extends AppendTotals {
-  /** Complete JSONL lines that were not valid JSON. */
-  malformed: number;
-}
-
-export interface CommitResult extends CommitTotals {
-  /** The cursor of every source the batch moved, after the batch. */
-  readonly cursors: ReadonlyArray<readonly [string, SourceCursor]>;
-}
 
 /** Where a line that continues past a chunk is routed, carried from chunk to chunk. */
 export interface RouteState {
@@ -50,15 +27,6 @@ export interface RouteState {
   readonly at: number | null;
   /** Facts of that continuing line (a context event's kind, agent, job). */
   readonly facts?: LineFacts | null;
-}
-
-export function inlineSource(source: string, conversation: string): string {
-  return `${source}:inline:${conversation}`;
-}
-
-/** The legacy key of a bridge event routed to its job conversation. */
-export function eventSource(source: string, conversation: string): string {
-  return `${source}:event:${conversation}`;
 }
 
 interface RoutedLine {

@@ -8,6 +8,7 @@
 // loads bytes it will not return.
 
 import { PAGE_RAW_BUDGET } from '../../protocols/search.ts';
+import type { ConversationBeforeOutput, ConversationBeforeRequest } from '../../protocols/dashboard.ts';
 import type { ConversationInfo, ConversationRecord, ConversationRequest, GetConversationOutput } from '../../protocols/search.ts';
 import type { Db } from './open.ts';
 import { hasTable } from './open.ts';
@@ -62,11 +63,15 @@ function toRecord(row: RecordRow): ConversationRecord {
   return isForeignHome(row.source, raw) ? { ...record, foreignHome: true } : record;
 }
 
+/** The conversations row of `id`, or null. */
+export function conversationInfo(db: Db, id: string): ConversationInfo | null {
+  if (!hasTable(db, 'conversations')) return null;
+  return (prepared(db, 'SELECT id, agent, session, parent, project, job, kind FROM conversations WHERE id = ?').get(id) as ConversationInfo | undefined) ?? null;
+}
+
 export function conversationPage(db: Db, request: ConversationRequest): GetConversationOutput {
   if (!hasTable(db, 'conversation_records')) return EMPTY;
-  const conversation = hasTable(db, 'conversations')
-    ? ((prepared(db, 'SELECT id, agent, session, parent, project, job, kind FROM conversations WHERE id = ?').get(request.id) as ConversationInfo | undefined) ?? null)
-    : null;
+  const conversation = conversationInfo(db, request.id);
   const sizes = prepared(db, 'SELECT id, length(raw) AS size FROM conversation_records WHERE conversation = ? AND id > ? ORDER BY id LIMIT ?').all(
     request.id,
     request.after,
@@ -80,4 +85,28 @@ export function conversationPage(db: Db, request: ConversationRequest): GetConve
     'SELECT id, source, generation, offset, at, raw, part FROM conversation_records WHERE conversation = ? AND id > ? AND id <= ? ORDER BY id',
   ).all(request.id, request.after, last) as RecordRow[];
   return { conversation, records: rows.map(toRecord), next: more ? last : null };
+}
+
+/**
+ * The page of records just before `before`, in increasing id order (the
+ * dashboard opens a conversation at a record and reads back from there).
+ * Same limits as a forward page; `previous` is this page's first id while
+ * earlier records remain.
+ */
+export function conversationPageBefore(db: Db, request: ConversationBeforeRequest): ConversationBeforeOutput {
+  if (!hasTable(db, 'conversation_records')) return { ...EMPTY, previous: null };
+  const sizes = prepared(db, 'SELECT id, length(raw) AS size FROM conversation_records WHERE conversation = ? AND id < ? ORDER BY id DESC LIMIT ?').all(
+    request.id,
+    request.before,
+    request.limit + 1,
+  ) as SizeRow[];
+  const conversation = conversationInfo(db, request.id);
+  if (sizes.length === 0) return { conversation, records: [], next: null, previous: null };
+  const { count, more } = pageSpan(sizes, request.limit);
+  const first = (sizes[count - 1] as SizeRow).id;
+  const rows = prepared(
+    db,
+    'SELECT id, source, generation, offset, at, raw, part FROM conversation_records WHERE conversation = ? AND id >= ? AND id < ? ORDER BY id',
+  ).all(request.id, first, request.before) as RecordRow[];
+  return { conversation, records: rows.map(toRecord), next: rows.at(-1)?.id ?? null, previous: more ? first : null };
 }

@@ -5,8 +5,8 @@
 // broker bound its session to a job (conversation_bindings) takes that job.
 
 import type { Agent, Kind } from '../../protocols/records.ts';
-import type { ConversationSeed } from '../sources/source-module.ts';
-import { jobConversation } from '../bridge/keys.ts';
+import type { ConversationSeed } from '../../protocols/sources.ts';
+import { jobConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
 
 export interface ConversationRow {

@@ -1,16 +1,9 @@
 // Totals of what the store holds, for status. Works on any connection.
 
+import type { StoreCounts } from '../../protocols/history.ts';
 import type { Db } from './open.ts';
 
-export interface Counts {
-  readonly sources: number;
-  readonly conversations: number;
-  readonly records: number;
-  readonly documents: number;
-  readonly rawBytes: number;
-}
-
-export function storeCounts(db: Db): Counts {
+export function storeCounts(db: Db): StoreCounts {
   const one = (sql: string): number => (db.prepare(sql).pluck().get() as number | null) ?? 0;
   return {
     sources: one('SELECT count(*) FROM conversation_sources'),

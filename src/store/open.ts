@@ -6,12 +6,14 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
 import { TEXT_FORMATS, type TextFormat } from '../../protocols/records.ts';
+import { type Db, openQueryOnly } from '../sqlite/open.ts';
 import { fold } from '../text/fold.ts';
 import { spanText } from '../text/span-text.ts';
-import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, schemaSql } from './schema.ts';
+import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
 
-export type Db = Database.Database;
+/** A history.db connection: a plain SQLite connection (src/sqlite/open.ts). */
+export type { Db } from '../sqlite/open.ts';
 
 function isTextFormat(value: unknown): value is TextFormat {
   return (TEXT_FORMATS as readonly unknown[]).includes(value);
@@ -96,6 +98,10 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
           db.exec(FACETS_SQL);
           db.exec(FACETS_FILL_SQL);
         }
+        if (!hasTable(db, 'history_conversation_stats')) {
+          db.exec(STATS_SQL);
+          db.exec(STATS_FILL_SQL);
+        }
         return;
       }
       const fts = options.fts ?? (ftsWanted() && ftsAvailable());
@@ -103,21 +109,6 @@ export function openWriter(path: string, options: WriterOptions = {}): Db {
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     });
     create.immediate();
-    return db;
-  } catch (error) {
-    db.close();
-    throw error;
-  }
-}
-
-/**
- * Open another program's SQLite file (bridge.db, archive.db, opencode.db)
- * read-only and query-only: nothing this connection runs can write to it.
- */
-export function openQueryOnly(path: string, busyTimeoutMs: number): Db {
-  const db = new Database(path, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs });
-  try {
-    db.pragma('query_only = ON');
     return db;
   } catch (error) {
     db.close();

@@ -7,7 +7,8 @@
 import { existsSync } from 'node:fs';
 import type { HistoryPaths } from '../config/paths.ts';
 import type { Db } from './open.ts';
-import { openQueryOnly, openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
+import { openReader, READER_BUSY_TIMEOUT_MS } from './open.ts';
+import { openQueryOnly } from '../sqlite/open.ts';
 
 export type ReadSource = 'history' | 'legacy' | 'none';
 

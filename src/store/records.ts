@@ -1,6 +1,7 @@
 // Reading retained records back: the exact bytes of a source generation, the
 // generations a source has. Works on any connection (writer or read-only).
 
+import type { RetainedVersion } from '../../protocols/history.ts';
 import type { Db } from './open.ts';
 
 export interface RetainedChunk {
@@ -29,13 +30,6 @@ export function* retainedChunks(db: Db, source: string, generation: number): Gen
 
 export function generationsOf(db: Db, source: string): number[] {
   return db.prepare('SELECT DISTINCT generation FROM conversation_records WHERE source = ? ORDER BY generation').pluck().all(source) as number[];
-}
-
-export interface RetainedVersion {
-  readonly source: string;
-  readonly generation: number;
-  /** The generation's chunks concatenated in offset order. */
-  readonly raw: Uint8Array;
 }
 
 /**

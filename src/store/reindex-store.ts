@@ -8,41 +8,13 @@
 // the middle resumes where it stopped. Documents and records captured after
 // the reindex started are above its high-water marks and are left alone.
 
-import { LINE_FORMATS, type LineFacts } from '../../protocols/records.ts';
+import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
+import { LINE_FORMATS } from '../../protocols/records.ts';
 import { type Db, hasTable } from './open.ts';
 import { prepared } from './statements.ts';
 
 export const REINDEX_KEY = 'reindex';
 export const REINDEX_DONE_KEY = 'reindex-done';
-
-export interface ReindexProgress {
-  readonly phase: 'reset' | 'rebuild';
-  readonly requestedAt: number;
-  /** Documents with rowid ≤ maxDocument existed when the reindex started. */
-  readonly maxDocument: number;
-  /** Records with id ≤ maxRecord get their documents rebuilt. */
-  readonly maxRecord: number;
-  /** File source being rebuilt, in id order ('' before the first). */
-  readonly source: string;
-  /** That source, while it is being rebuilt; null between sources. */
-  readonly file: FileSourceRow | null;
-  readonly generation: number;
-  readonly offset: number;
-  /** Routing of a line continuing past `offset` (see RouteState). */
-  readonly route: string | null;
-  readonly lineStart: number;
-  readonly at: number | null;
-  readonly facts?: LineFacts | null;
-  /** The record before `offset` ended inside a line. */
-  readonly midLine: boolean;
-  /** The unfinished token that record ended with (see ParseTask.carry). */
-  readonly carry: string;
-  /** 'files': file sources in id order; 'others': remaining records by id, after `afterRecord`. */
-  readonly stage: 'files' | 'others';
-  readonly afterRecord: number;
-  /** Records whose documents were rebuilt so far. */
-  readonly rebuilt: number;
-}
 
 /** File source formats whose records are replayed through the parsers ('jsonl' is the legacy name). */
 export const FILE_FORMATS = [...LINE_FORMATS, 'jsonl'] as const;
@@ -116,14 +88,6 @@ export function resetDerivedStep(db: Db, progress: ReindexProgress, limit: numbe
   return rows.length;
 }
 
-export interface FileSourceRow {
-  readonly id: string;
-  readonly path: string;
-  readonly conversation: string;
-  readonly session: string;
-  readonly format: string;
-}
-
 /** The next file source after `after` (id order) that has records. */
 export function nextFileSource(db: Db, after: string): FileSourceRow | undefined {
   return db
@@ -135,17 +99,6 @@ export function nextFileSource(db: Db, after: string): FileSourceRow | undefined
        ORDER BY s.id LIMIT 1`,
     )
     .get(after) as FileSourceRow | undefined;
-}
-
-export interface RetainedRecord {
-  readonly id: number;
-  readonly source: string;
-  readonly generation: number;
-  readonly offset: number;
-  readonly conversation: string;
-  readonly at: number;
-  readonly raw: Uint8Array;
-  readonly part: string | null;
 }
 
 /** Records of one source from (generation, offset) on, up to the reindex high-water mark. */

@@ -304,6 +304,37 @@ END;
 export const FACETS_FILL_SQL = `INSERT INTO history_document_facets (doc, agent, kind, at) SELECT rowid, agent, kind, at FROM history_documents`;
 
 /**
+ * history_conversation_stats: per conversation, the time of its first and
+ * last retained record, how many records and raw bytes it has, and its
+ * highest record id, so the dashboard lists conversations newest first,
+ * keyset-paged, without aggregating every record. Derived from the
+ * append-only conversation_records by an insert trigger (every writer, the
+ * migration's copy included, keeps it; an ignored duplicate insert fires
+ * nothing). Stores created before it get it, filled, when the writer opens them.
+ */
+export const STATS_SQL = `
+CREATE TABLE IF NOT EXISTS history_conversation_stats (
+  conversation TEXT PRIMARY KEY,
+  first_at INTEGER NOT NULL,
+  last_at INTEGER NOT NULL,
+  records INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  last_id INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS idx_history_conversation_stats_last ON history_conversation_stats(last_at, conversation);
+CREATE TRIGGER IF NOT EXISTS history_conversation_stats_insert AFTER INSERT ON conversation_records BEGIN
+  INSERT INTO history_conversation_stats (conversation, first_at, last_at, records, bytes, last_id)
+    VALUES (new.conversation, new.at, new.at, 1, length(new.raw), new.id)
+    ON CONFLICT (conversation) DO UPDATE SET first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at),
+      records = records + 1, bytes = bytes + excluded.bytes, last_id = max(last_id, excluded.last_id);
+END;
+`;
+
+/** Fill history_conversation_stats of a store created before it (one statement, in the opening transaction). */
+export const STATS_FILL_SQL = `INSERT INTO history_conversation_stats (conversation, first_at, last_at, records, bytes, last_id)
+  SELECT conversation, min(at), max(at), count(*), coalesce(sum(length(raw)), 0), max(id) FROM conversation_records GROUP BY conversation`;
+
+/**
  * Our own indexes on legacy tables that stores created before them lack:
  * created when the writer opens the store (IF NOT EXISTS; no column changes).
  *   idx_conversations_session  a session bound to a job tags its conversations
@@ -312,6 +343,11 @@ export const FACETS_FILL_SQL = `INSERT INTO history_document_facets (doc, agent,
 export const OWN_INDEXES_SQL = `
 CREATE INDEX IF NOT EXISTS idx_conversations_session ON conversations(session);
 `;
+
+/** SQL of a document's text with history_documents joined as `d`: its body, or (in a store with span documents) its derived text. */
+export function documentTextSql(spans: boolean): string {
+  return spans ? "coalesce((SELECT t.body FROM history_document_text t WHERE t.doc = d.rowid), '')" : 'd.body';
+}
 
 export interface SchemaParts {
   readonly fts: boolean;
@@ -322,5 +358,5 @@ export interface SchemaParts {
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
   const fts = !parts.fts ? '' : parts.storedBodies === true ? STORED_BODIES_FTS_SQL : DERIVED_TEXT_FTS_SQL;
-  return [HISTORY_TABLES_SQL, fts, CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, OWN_INDEXES_SQL].join('\n');
+  return [HISTORY_TABLES_SQL, fts, CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, OWN_INDEXES_SQL].join('\n');
 }

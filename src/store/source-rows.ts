@@ -5,30 +5,9 @@
 // as the records they describe, so a cursor never runs ahead of its bytes.
 
 import type { LineFacts, LineFormat } from '../../protocols/records.ts';
-import type { CursorFacts } from '../sources/identity.ts';
-import type { SourcePlan } from '../sources/source-module.ts';
+import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
+import { jobOfConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
-
-export interface SourceCursor extends CursorFacts {
-  readonly generation: number;
-  /** Route of the line that continues past `offset`; null: the file's conversation. */
-  readonly route: string | null;
-  /** Offset where that continuing line started. */
-  readonly lineStart: number;
-  /** Time of the last captured line, for fragments that carry none. */
-  readonly at: number | null;
-  /** Facts of the line that continues past `offset` (context events). */
-  readonly facts?: LineFacts | null;
-}
-
-export interface StoredSource {
-  readonly id: string;
-  readonly path: string;
-  readonly conversation: string;
-  readonly format: string;
-  readonly checked: number;
-  readonly cursor: SourceCursor;
-}
 
 export const EMPTY_CURSOR: SourceCursor = {
   generation: 0,
@@ -84,7 +63,7 @@ function legacyRoute(row: SourceRow): CursorExtra {
     if (typeof fragment.id !== 'string' || fragment.offset !== row.offset) return {};
     const kind = typeof fragment.kind === 'string' && EVENT_KINDS.has(fragment.kind) ? (fragment.kind as LineFacts['kind']) : undefined;
     if (kind === undefined) return { route: fragment.id };
-    const job = fragment.id.startsWith('bridge:job:') ? fragment.id.slice('bridge:job:'.length) : null;
+    const job = jobOfConversation(fragment.id);
     return { route: fragment.id, facts: { kind, job, event: true } };
   } catch {
     return {};

@@ -4,21 +4,18 @@
 // transactions cannot span an await), so no source read, provider query or
 // Git lookup can ever happen inside one.
 
-import type { SourcePlan } from '../sources/source-module.ts';
-import type { RowBatch } from '../ingest/provider.ts';
+import type { CommitChunk, CommitResult, CommitTotals, ReindexProgress, StoreCounts } from '../../protocols/history.ts';
+import type { RowBatch } from '../../protocols/rows.ts';
+import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { RecordAppender } from './appender.ts';
-import type { CommitChunk, CommitResult, CommitTotals, RouteState } from './commit.ts';
+import type { RouteState } from './commit.ts';
 import { ChunkCommitter } from './commit.ts';
 import { RowCommitter } from './commit-rows.ts';
-import { type Counts, storeCounts } from './counts.ts';
+import { storeCounts } from './counts.ts';
 import { ConversationIndex } from './conversations.ts';
 import type { Db } from './open.ts';
-import type { ReindexProgress } from './reindex-store.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
-import type { SourceCursor, StoredSource } from './source-rows.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
-
-export type { Counts as StoreCounts } from './counts.ts';
 
 export class HistoryWriter {
   readonly db: Db;
@@ -152,7 +149,7 @@ export class HistoryWriter {
     });
   }
 
-  counts(): Counts {
+  counts(): StoreCounts {
     return storeCounts(this.db);
   }
 

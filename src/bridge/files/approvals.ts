@@ -14,8 +14,9 @@
 import { open } from 'node:fs/promises';
 import type { ParseResult, ParseTask } from '../../../protocols/records.ts';
 import { extractText } from '../../text/extract.ts';
-import type { FileSourceModule, SourcePlan } from '../../sources/source-module.ts';
-import { agentOf, approvalConversation } from '../keys.ts';
+import type { FileSourceModule } from '../../sources/source-module.ts';
+import type { SourcePlan } from '../../../protocols/sources.ts';
+import { agentOf, approvalConversation } from '../../keys/bridge.ts';
 import { blankCapability } from './capability.ts';
 import { documentChunk } from './document.ts';
 

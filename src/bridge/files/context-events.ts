@@ -13,8 +13,9 @@ import type { ChunkContext, LineFacts, ParseResult, ParseTask } from '../../../p
 import { extractText } from '../../text/extract.ts';
 import type { DecodedLine, LineDecoder } from '../../sources/jsonl.ts';
 import { parseJsonlChunk } from '../../sources/jsonl.ts';
-import type { FileSourceModule, SourcePlan } from '../../sources/source-module.ts';
-import { agentOf, contextConversation, jobConversation } from '../keys.ts';
+import type { FileSourceModule } from '../../sources/source-module.ts';
+import type { SourcePlan } from '../../../protocols/sources.ts';
+import { agentOf, contextConversation, jobConversation } from '../../keys/bridge.ts';
 
 const SPOOL_FILE = /^[\w.-]+\.jsonl$/;
 const EVENT_KINDS = new Set(['progress', 'report', 'approval']);

@@ -12,8 +12,9 @@
 import type { ParseResult, ParseTask } from '../../../protocols/records.ts';
 import { extractText } from '../../text/extract.ts';
 import { parseTextChunk } from '../../sources/jsonl.ts';
-import type { FileSourceModule, SourcePlan } from '../../sources/source-module.ts';
-import { agentInName, runConversation } from '../keys.ts';
+import type { FileSourceModule } from '../../sources/source-module.ts';
+import type { SourcePlan } from '../../../protocols/sources.ts';
+import { agentInName, runConversation } from '../../keys/bridge.ts';
 import { documentChunk } from './document.ts';
 
 const RUN_FILE = /^(.+)\.(log|json)(?:-\d+-[\w-]+)?$/;

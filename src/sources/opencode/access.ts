@@ -15,7 +15,7 @@
 
 import Database from 'better-sqlite3';
 import { open, stat } from 'node:fs/promises';
-import { openQueryOnly } from '../../store/open.ts';
+import { openQueryOnly } from '../../sqlite/open.ts';
 
 export type Db = Database.Database;
 export type AccessMode = 'direct' | 'live' | 'snapshot';

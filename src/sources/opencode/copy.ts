@@ -14,11 +14,11 @@
 
 import { contentHash, chooseSlot, type Slot } from './slices.ts';
 import type { RowCursor } from './cursor.ts';
-import { rowSource, type RowTable } from './keys.ts';
+import { rowSource, type RowTable } from '../../keys/opencode.ts';
 import type { RowData } from './queries.ts';
 import { emitSlices, type SessionRef, type StepDeps, type StepOutput } from './step.ts';
 import { taskChild } from './text.ts';
-import { opencodeConversation } from './keys.ts';
+import { opencodeConversation } from '../../keys/opencode.ts';
 
 const LIST_PAGE = 16;
 const MAX_LISTINGS = 64;

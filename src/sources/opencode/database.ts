@@ -14,12 +14,12 @@
 import { HistoryError } from '../../../protocols/errors.ts';
 import type { SourceProblem } from '../../../protocols/service.ts';
 import type { Limits } from '../../config/limits.ts';
-import type { HistoryAsk } from '../../ingest/scheduler.ts';
+import type { HistoryAsk } from '../../../protocols/history.ts';
 import { accessMode, contentKey, journalKind, observeFiles, openReadOnly, type Db } from './access.ts';
 import { copyTable } from './copy.ts';
 import { formatCursor, parseCursor, START, type RowCursor } from './cursor.ts';
 import { discoverSessions, retainSession } from './discover.ts';
-import { discoveryCursorKey, rowCursorKey, rowCursorPrefix, type RowTable } from './keys.ts';
+import { discoveryCursorKey, rowCursorKey, rowCursorPrefix, type RowTable } from '../../keys/opencode.ts';
 import { describeFailure } from './problems.ts';
 import { Queries, type Position } from './queries.ts';
 import { missingRequired, readColumns } from './schema.ts';

@@ -7,7 +7,7 @@
 
 import type { Position, Queries } from './queries.ts';
 import { emitSlices, type SessionRef, type StepDeps, type StepOutput } from './step.ts';
-import { opencodeConversation, rowCursorKey, sessionSource } from './keys.ts';
+import { opencodeConversation, rowCursorKey, sessionSource } from '../../keys/opencode.ts';
 import { chooseSlot } from './slices.ts';
 import { formatCursor, START } from './cursor.ts';
 

@@ -2,8 +2,8 @@
 // line (`line` 0 of its own source), so the slices of a revision can be told
 // apart from separate rows and deduplicated by a reader.
 
-import type { RowDocument } from '../../ingest/provider.ts';
-import type { Table } from './keys.ts';
+import type { RowDocument } from '../../../protocols/rows.ts';
+import type { Table } from '../../keys/opencode.ts';
 import { rowText, sliceText } from './text.ts';
 
 const EMPTY = new Uint8Array(0);

@@ -12,9 +12,10 @@
 import { open } from 'node:fs/promises';
 import type { ParseResult, ParseTask, Segment } from '../../../protocols/records.ts';
 import { fragmentText } from '../../text/extract.ts';
-import type { FileSourceModule, SourcePlan } from '../source-module.ts';
+import type { FileSourceModule } from '../source-module.ts';
+import type { SourcePlan } from '../../../protocols/sources.ts';
 import { SESSION_ID } from '../source-module.ts';
-import { opencodeConversation, type Table } from './keys.ts';
+import { opencodeConversation, type Table } from '../../keys/opencode.ts';
 import { rowText, taskChild } from './text.ts';
 
 const JSON_FILE = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.json$/;

@@ -9,11 +9,12 @@
 import type { SourceProblem } from '../../../protocols/service.ts';
 import type { HistoryPaths } from '../../config/paths.ts';
 import type { Limits } from '../../config/limits.ts';
-import { BatchEffects, type RecordProvider, type RetainedRow, type RowBatch, type RowDocument } from '../../ingest/provider.ts';
-import type { HistoryAsk } from '../../ingest/scheduler.ts';
+import { BatchEffects, type RecordProvider, type RetainedRow } from '../../ingest/provider.ts';
+import type { RowBatch, RowDocument } from '../../../protocols/rows.ts';
+import type { HistoryAsk } from '../../../protocols/history.ts';
 import { OpenCodeDatabase } from './database.ts';
 import { sliceDocuments } from './documents.ts';
-import { parseSource } from './keys.ts';
+import { parseSource } from '../../keys/opencode.ts';
 import { locateDatabases } from './locate.ts';
 import { SnapshotStore } from './snapshot.ts';
 import { StepOutput, type StepBudget } from './step.ts';

@@ -4,7 +4,7 @@
 
 import type Database from 'better-sqlite3';
 import type { Db } from './access.ts';
-import type { RowTable } from './keys.ts';
+import type { RowTable } from '../../keys/opencode.ts';
 import type { Columns } from './schema.ts';
 
 export interface Position {

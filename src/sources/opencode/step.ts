@@ -4,10 +4,10 @@
 // abandoned batch leaves the provider exactly as the store is.
 
 import type { ParentLink } from '../../../protocols/records.ts';
-import type { RowRecord } from '../../ingest/provider.ts';
+import type { RowRecord } from '../../../protocols/rows.ts';
 import { sliceDocuments } from './documents.ts';
 import type { RowCursor } from './cursor.ts';
-import { opencodeConversation, type RowTable, type Table } from './keys.ts';
+import { opencodeConversation, type RowTable, type Table } from '../../keys/opencode.ts';
 import type { Queries } from './queries.ts';
 import { SLICE_BYTES, sliceAt, type Retained, type Slot } from './slices.ts';
 import { carryOf } from './text.ts';

@@ -12,7 +12,7 @@
 
 import { extractText, fragmentText } from '../../text/extract.ts';
 import { utf8Boundary } from '../chunker.ts';
-import type { Table } from './keys.ts';
+import type { Table } from '../../keys/opencode.ts';
 
 const SKIP_KEYS = new Set([
   // ids and routing (OpenCode strips them from data; older rows and the JSON store keep them)

@@ -3,7 +3,7 @@
 // share it), then the columns and a snippet for the few hits returned.
 
 import type { SearchHit } from '../../../protocols/search.ts';
-import { messageOfSource } from '../../bridge/keys.ts';
+import { messageOfSource } from '../../keys/bridge.ts';
 import type { Db } from '../open.ts';
 import type { Candidate } from './fts.ts';
 import type { Layout } from './layout.ts';

@@ -12,6 +12,7 @@
 
 import type { Db } from '../open.ts';
 import { hasTable } from '../open.ts';
+import { documentTextSql } from '../schema.ts';
 import { prepared } from '../statements.ts';
 
 export interface Layout {
@@ -88,6 +89,6 @@ function detect(db: Db): Layout {
         ? `CASE WHEN r.doc IS NOT NULL THEN (SELECT lr5.source || char(0) || lr5.generation FROM conversation_records lr5 WHERE lr5.id = r.record) || char(0) || r.line END`
         : 'NULL',
     recordSource: refs ? `CASE WHEN r.doc IS NOT NULL THEN ${refSource} ELSE ${legacySource} END` : legacySource,
-    text: hasTable(db, 'history_document_spans') ? "coalesce((SELECT t.body FROM history_document_text t WHERE t.doc = d.rowid), '')" : 'd.body',
+    text: documentTextSql(hasTable(db, 'history_document_spans')),
   };
 }

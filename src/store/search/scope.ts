@@ -16,6 +16,7 @@
 //            saved job name keeps finding them.
 
 import type { SearchFilters } from '../../../protocols/search.ts';
+import { jobConversation } from '../../keys/bridge.ts';
 import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
 import { knownProjects, matchProjects } from './projects.ts';
@@ -181,7 +182,7 @@ class Builder {
     const params: unknown[] = [];
     if (this.layout.conversations) {
       seeds.push('SELECT rowid FROM conversations WHERE job = ? OR id = ?');
-      params.push(job, `bridge:job:${job}`);
+      params.push(job, jobConversation(job));
       if (this.layout.bindings) {
         seeds.push('SELECT c.rowid FROM conversation_bindings b JOIN conversations c ON c.session = b.session AND c.agent = b.agent WHERE b.job = ?');
         params.push(job);

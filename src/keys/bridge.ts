@@ -53,9 +53,16 @@ export function jobMarker(name: string, sha256: string): string {
   return `${CURSOR_JOB_PREFIX}${name}:${sha256}`;
 }
 
+/** The legacy key of a bridge event routed to its job conversation. */
+export function eventSource(source: string, conversation: string): string {
+  return `${source}:event:${conversation}`;
+}
+
 export const messageConversation = (conversationId: string): string => `bridge:${conversationId}`;
 export const decisionConversation = (topic: string): string => `bridge:decision:${topic}`;
 export const jobConversation = (name: string): string => `bridge:job:${name}`;
+/** The job a `bridge:job:<name>` conversation holds, else null. */
+export const jobOfConversation = (conversation: string): string | null => (conversation.startsWith('bridge:job:') ? conversation.slice(11) : null);
 export const runConversation = (run: string): string => `bridge:run:${run}`;
 /** The run a `bridge:run:<run>` conversation holds (its documents' `run` column), else null. */
 export const runOfConversation = (conversation: string): string | null => (conversation.startsWith('bridge:run:') ? conversation.slice(11) : null);

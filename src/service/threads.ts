@@ -1,0 +1,31 @@
+// Worker threads of the history service and the dashboard: how one is
+// started (TypeScript entry through actors/ts-entry.mjs) and how errors that
+// crossed as plain HistoryErrorShape objects become HistoryErrors again.
+
+import { Worker } from 'node:worker_threads';
+import type { HistoryErrorShape } from '../../protocols/errors.ts';
+import { deserializeError } from '../../protocols/errors.ts';
+import { LIMITS } from '../config/limits.ts';
+
+function isErrorShape(value: unknown): value is HistoryErrorShape {
+  return value !== null && typeof value === 'object' && (value as { name?: unknown }).name === 'HistoryError' && typeof (value as { code?: unknown }).code === 'string';
+}
+
+/** Errors from a worker arrive as plain shapes; give callers real HistoryErrors. */
+export async function unwrap<T>(promise: Promise<T>): Promise<T> {
+  try {
+    return await promise;
+  } catch (error) {
+    throw isErrorShape(error) ? deserializeError(error) : error;
+  }
+}
+
+/** Start the actor module `entry` (a path relative to the repository root, e.g. `actors/reader-worker.ts`) in a new thread. */
+export function spawnThread(entry: string, name: string): Worker {
+  const root = new URL('../../', import.meta.url);
+  return new Worker(new URL('actors/ts-entry.mjs', root), {
+    workerData: { entry: new URL(entry, root).href },
+    name,
+    resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
+  });
+}
