@@ -1,6 +1,6 @@
 // Usage: node --import tsx bench/ingest.ts [--corpus /tmp/bench-corpus-1g] [--bytes 1GiB] [--huge-line-mb 100]
 //          [--huge-file-mb 400] [--work /tmp/bench-ingest-work] [--runs baseline,max,baseline,spec]
-//          [--variants blob,fts,writer,writer-nofts] [--spec-window-s 1200] [--parsers N] [--dbstat] [--cpu-prof DIR]
+//          [--variants blob,fts,writer,writer-nofts] [--spec-window-s 1200] [--parsers N] [--skip-dbstat] [--cpu-prof DIR]
 //
 // Ingestion benchmark (issue 2, section 8). Generates the corpus once with
 // ../shared/fixtures/make-corpus.mjs (reused when its manifest is there; it
@@ -11,6 +11,9 @@
 //   max/spec  a whole `ingest --once` through HistoryService on a fresh bridge
 //             home (bench/lib/ingest-child.ts), measuring throughput, every
 //             writer batch, the driving thread's event-loop delay, peak RSS.
+// After the pace-max run, where history.db's bytes go: dbstat by table and
+// index with bytes per source byte (bench/lib/store-breakdown.ts; --skip-dbstat
+// leaves it out; bench/store-size.ts prints it for any store).
 // Baselines run before and after the pace-max run; the ratio uses their mean,
 // because the machine is shared and noisy. --variants adds profile variants
 // to the first baseline child. A pace-spec run longer than --spec-window-s is
@@ -38,7 +41,7 @@ const { values } = parseArgs({
     variants: { type: 'string', default: '' },
     'spec-window-s': { type: 'string', default: '1200' },
     parsers: { type: 'string' },
-    dbstat: { type: 'boolean', default: false },
+    'skip-dbstat': { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
   },
   strict: true,
@@ -92,7 +95,7 @@ for (const run of runs) {
   const window = pace === 'spec' ? ['--window-s', values['spec-window-s'] as string] : [];
   child('bench/lib/ingest-child.ts', ['--corpus', spec.dir, '--home', home, '--pace', pace, '--out', out, ...window], env);
   const result = JSON.parse(readFileSync(out, 'utf8')) as IngestRunResult;
-  const facts = storeFacts(join(home, 'history.db'), { dbstat: values.dbstat === true && pace === 'max' });
+  const facts = storeFacts(join(home, 'history.db'), { dbstat: values['skip-dbstat'] !== true && pace === 'max' });
   ingests.set(pace, { run: result, facts });
 }
 

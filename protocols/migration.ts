@@ -46,7 +46,10 @@ export interface MigrationProgress {
   readonly ioLimitBytesPerSecond: number | null;
   /** Payload IO counted since this process started migrating (reads, writes and checks). */
   readonly ioBytes: number;
-  /** Time of the synchronous chunk transactions, over the last 1000 chunks (ms). */
+  /**
+   * Time of the synchronous migration units (the chunks that share one commit,
+   * run between two yields; commits included), over the last 1000 units (ms).
+   */
   readonly chunkMs: { readonly last: number; readonly p50: number; readonly p99: number; readonly max: number };
   /** Why the migration waits, when it does: broker pressure, config.json `history.ingest: false`, or a transient error's cooldown. */
   readonly pausedBy: 'pressure' | 'config' | 'retry' | null;

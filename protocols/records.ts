@@ -99,6 +99,24 @@ export interface LineFacts {
   readonly event?: boolean;
 }
 
+/** Formats whose line text can be derived again from the retained bytes alone (src/text/transcript-text.ts). */
+export const TEXT_FORMATS = ['claude', 'codex'] as const;
+export type TextFormat = (typeof TEXT_FORMATS)[number];
+
+/**
+ * How a segment's text was made from its bytes, when nothing else went into
+ * it: `format`'s text of the parsed line, or (a fragment, or a line that is
+ * not JSON) the bytes with JSON escapes decoded, after `carry` (the token
+ * the previous chunk ended with; null: the segment does not continue a
+ * line); `trimmed`: the trailing token was left to the next chunk. With it,
+ * a store may keep the recipe instead of the text (src/text/span-text.ts).
+ */
+export interface TextRecipe {
+  readonly format: TextFormat;
+  readonly carry: string | null;
+  readonly trimmed: boolean;
+}
+
 /** One line, or the part of a line, that lies inside a chunk. */
 export interface Segment {
   /** File offset of the segment's first byte. */
@@ -119,6 +137,8 @@ export interface Segment {
   readonly complete: boolean;
   /** Facts of this line that differ from the conversation's (ignored on a continuation). */
   readonly facts?: LineFacts;
+  /** How `text` derives from the segment's bytes, when it derives from them alone. */
+  readonly recipe?: TextRecipe;
 }
 
 /** A native parent learned from the bytes (Claude toolUseResult.agentId). */

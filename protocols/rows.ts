@@ -2,7 +2,7 @@
 // jobs...): what a provider's batch carries to the history actor, committed in
 // one transaction with the provider's cursors (see src/ingest/provider.ts).
 
-import type { Agent, Kind, ParentLink } from './records.ts';
+import type { Agent, Kind, ParentLink, TextRecipe } from './records.ts';
 import type { ConversationSeed } from './sources.ts';
 
 export interface DocumentInput {
@@ -18,6 +18,16 @@ export interface DocumentInput {
   readonly job?: string | null;
   readonly message?: string | null;
   readonly run?: string | null;
+  /** Where the text derives from in its record's bytes (JSONL lines of Claude and Codex), when it derives from them alone. */
+  readonly span?: DocumentSpan;
+}
+
+/** A document's text as a recipe over its record's bytes (see TextRecipe; src/store/schema.ts keeps it in history_document_spans). */
+export interface DocumentSpan {
+  /** Offset of the segment's bytes in the record's raw bytes. */
+  readonly start: number;
+  readonly length: number;
+  readonly recipe: TextRecipe;
 }
 
 /** One search document derived from a record; its time is the record's. */

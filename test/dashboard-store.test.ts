@@ -18,6 +18,7 @@ import { retainedChunks } from '../src/store/records.ts';
 import { rawGenerationPage } from '../src/store/source-list.ts';
 // @ts-expect-error the client is plain JavaScript (served as is to the browser)
 import { TranscriptReader } from '../src/dashboard/assets/transcript.js';
+import { documentsWithText } from './helpers/document-text.ts';
 import { prng } from './helpers/home.ts';
 import { fixtureHome, searchTempDir, type FixtureHome } from './helpers/search-homes.ts';
 
@@ -108,9 +109,10 @@ describe('dashboard store reads', () => {
   });
 
   test('a document names its record; an unknown id is null', () => {
-    const id = db.prepare("SELECT id FROM history_documents WHERE body LIKE '%glimmerquartz%' LIMIT 1").pluck().get() as string;
+    const id = (db.prepare(`SELECT * FROM (${documentsWithText(db, 'd.id AS id')}) WHERE body LIKE '%glimmerquartz%' LIMIT 1`).get() as { id: string }).id;
     const doc = historyDocument(db, id);
     assert.ok(doc?.record);
+    assert.match(doc.text, /glimmerquartz/, 'the document text (derived from the bytes for a span document)');
     const file = readFileSync(doc.record.source);
     const raw = Buffer.from(doc.record.raw, 'base64');
     assert.deepEqual(raw, file.subarray(doc.record.offset, doc.record.offset + raw.length));

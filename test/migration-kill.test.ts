@@ -1,9 +1,12 @@
 // SIGKILL at random moments in every phase (startup, snapshot, revalidation
 // after a restart, snapshot-verify, copy, verify), restarting each time: a
 // real child process (test/helpers/migrate-child.ts, bundled) runs the migration and
-// reports each finished chunk; the test kills it a random number of chunks
-// into a target phase, after a random extra delay, so kills land inside
-// chunk transactions as well as between them. Every round ends verified with
+// reports each finished chunk and each committed unit (the chunks sharing one
+// commit); the test kills it a random number of chunks into a target phase,
+// after a random extra delay, so kills land inside grouped commits as well as
+// between them. A unit commits all its chunks or none: after a kill inside a
+// unit the restart resumes that table either where the unit began or after
+// its last reported chunk, never in between. Every round ends verified with
 // history.db equal to the fixture manifest, one snapshot file, no duplicate
 // or missing row, and intact FTS.
 
@@ -33,19 +36,34 @@ function rng(seed: number): (n: number) => number {
   };
 }
 
+interface ChunkLine {
+  readonly kind: string;
+  readonly table: string;
+  readonly after: string | null;
+  readonly end: string | null;
+}
+
 interface Outcome {
   readonly killed: boolean;
   /** Kind of the last chunk reported before the kill ('startup' when none). */
   readonly lastKind: string;
+  /** Chunks reported after the last committed unit: the unit the kill interrupted (or whose commit event it beat). */
+  readonly open: readonly ChunkLine[];
+  /** The first chunk reported per kind and table. */
+  readonly firsts: ReadonlyMap<string, ChunkLine>;
   readonly done: { done: string; error: unknown } | null;
   readonly stderr: string;
 }
+
+const keyOf = (c: { kind: string; table: string }): string => `${c.kind} ${c.table}`;
 
 /** Run the child; kill it after `after` chunks of `target` (or `delayMs` after spawn for 'startup'). */
 function runChild(child: string, home: TestHome, kill: { target: string; after: number; delayMs: number } | null): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [child], { cwd: REPO, env: { ...home.env, MIGRATE_CHILD_PACE: 'max' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let lastKind = 'startup';
+    let open: ChunkLine[] = [];
+    const firsts = new Map<string, ChunkLine>();
     let seen = 0;
     let killed = false;
     let done: Outcome['done'] = null;
@@ -61,12 +79,18 @@ function runChild(child: string, home: TestHome, kill: { target: string; after: 
     }
     proc.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     createInterface({ input: proc.stdout }).on('line', (line) => {
-      const event = JSON.parse(line) as { kind?: string; done?: string; error?: unknown };
+      const event = JSON.parse(line) as Partial<ChunkLine> & { unit?: string; done?: string; error?: unknown };
       if (event.done !== undefined) {
         done = { done: event.done, error: event.error };
         return;
       }
-      if (killed) return;
+      if (event.unit !== undefined) open = [];
+      else if (event.kind !== undefined) {
+        const chunk = event as ChunkLine;
+        open.push(chunk);
+        if (!firsts.has(keyOf(chunk))) firsts.set(keyOf(chunk), chunk);
+      }
+      if (killed || event.unit !== undefined) return;
       lastKind = event.kind ?? lastKind;
       if (kill === null) return;
       if (event.kind === kill.target && ++seen >= kill.after) fire(kill.delayMs);
@@ -74,7 +98,7 @@ function runChild(child: string, home: TestHome, kill: { target: string; after: 
       else if (ORDER.indexOf(event.kind ?? '') > ORDER.indexOf(kill.target) && !(kill.target === 'snapshot' && event.kind === 'revalidate')) fire(0);
     });
     proc.on('error', reject);
-    proc.on('close', (code, signal) => resolve({ killed: signal === 'SIGKILL', lastKind, done: code === 0 ? done : null, stderr }));
+    proc.on('close', (code, signal) => resolve({ killed: signal === 'SIGKILL', lastKind, open, firsts, done: code === 0 ? done : null, stderr }));
   });
 }
 
@@ -138,13 +162,31 @@ test('SIGKILL at 30+ random moments over all four phases: every round finishes v
   const child = await bundle('test/helpers/migrate-child.ts');
   const kills: Record<string, number> = {};
   let total = 0;
-  const enough = (): boolean => total >= 30 && PHASES.every((phase) => (kills[phase] ?? 0) >= 3);
+  /** Kills that interrupted a unit of two or more chunks before its commit (the restart redid the whole unit). */
+  let insideGroups = 0;
+  const enough = (): boolean => total >= 30 && insideGroups >= 3 && PHASES.every((phase) => (kills[phase] ?? 0) >= 3);
   const deadline = Date.now() + ROUNDS_FOR_MS;
   for (let round = 0; Date.now() < deadline && !enough(); round++) {
     const home = await legacyHome();
     try {
+      let interrupted: readonly ChunkLine[] = [];
+      const checkResume = (next: Outcome): void => {
+        const first = interrupted[0];
+        const last = interrupted.at(-1);
+        const resumed = first === undefined ? undefined : next.firsts.get(keyOf(first));
+        // Revalidation keeps no checkpoints (it re-reads the saved chunks after every restart).
+        if (first === undefined || last === undefined || resumed === undefined || first.kind === 'revalidate') return;
+        // All of the unit or none of it was committed.
+        assert.ok(
+          resumed.after === first.after || resumed.after === last.end,
+          `round ${round}: ${keyOf(first)} resumed after ${resumed.after}, inside the interrupted unit ${first.after}..${last.end}`,
+        );
+        if (resumed.after === first.after && interrupted.length >= 2) insideGroups++;
+      };
       for (const step of PLAN) {
         const outcome = await runChild(child, home, { target: step.target, after: 1 + random(step.max), delayMs: step.target === 'startup' ? random(1500) : random(8) });
+        checkResume(outcome);
+        interrupted = outcome.killed ? outcome.open : [];
         if (outcome.killed) {
           total++;
           const phase = PHASE_OF[outcome.lastKind] ?? outcome.lastKind;
@@ -155,13 +197,15 @@ test('SIGKILL at 30+ random moments over all four phases: every round finishes v
         }
       }
       const last = await runChild(child, home, null);
+      checkResume(last);
       assert.equal(last.done?.done, 'verified', `round ${round} final run: ${JSON.stringify(last.done)} ${last.stderr}`);
       await checkVerified(home);
     } finally {
       home.cleanup();
     }
   }
-  t.diagnostic(`kills by phase: ${JSON.stringify(kills)}`);
+  t.diagnostic(`kills by phase: ${JSON.stringify(kills)}; ${insideGroups} inside a unit of several chunks, before its commit`);
   assert.ok(total >= 30, `only ${total} kills`);
+  assert.ok(insideGroups >= 3, `only ${insideGroups} kills landed inside a grouped commit`);
   for (const phase of PHASES) assert.ok((kills[phase] ?? 0) >= 3, `only ${kills[phase] ?? 0} kills in ${phase}`);
 });

@@ -28,6 +28,7 @@ const ALLOWED: ReadonlyArray<readonly [string, string, string]> = [
   ['src/store/reindex-store.ts', "const deleteDocument = db.prepare('DELETE FROM history_documents WHERE rowid = ?');", 'reindex reset: derived search documents'],
   ['src/store/reindex-store.ts', "const deleteRef = db.prepare('DELETE FROM history_document_refs WHERE doc = ?');", 'reindex reset: refs of derived documents'],
   ['src/store/reindex-store.ts', "const deleteTags = db.prepare('DELETE FROM history_tags WHERE id = ?');", 'reindex reset: tags of derived documents'],
+  ['src/store/reindex-store.ts', "const deleteSpan = hasTable(db, 'history_document_spans') ? db.prepare('DELETE FROM history_document_spans WHERE doc = ?') : null;", 'reindex reset: spans (text recipes) of derived documents'],
   ['src/store/schema.ts', 'DELETE FROM history_document_facets WHERE doc = old.rowid;', 'trigger: the facets of a deleted search document (derived data; only reindex deletes documents)'],
   ['src/store/writer-lock.ts', 'if (current !== null && current.text === text) unlinkSync(path);', 'the writer lock file, only while it still names this process'],
   ['src/sources/opencode/snapshot.ts', 'for (const name of names) await rm(join(this.dir, name), { force: true });', 'leftover private copies of OpenCode databases, inside <home>/opencode-snapshots only'],

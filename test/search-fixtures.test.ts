@@ -12,6 +12,8 @@ import Database from 'better-sqlite3';
 import type { SearchHit } from '../protocols/search.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
+import { openReader } from '../src/store/open.ts';
+import { documentsWithText } from './helpers/document-text.ts';
 import { type FixtureHome, type FixtureManifest, fixtureHome } from './helpers/search-homes.ts';
 
 function collapsed(text: string): string {
@@ -50,7 +52,8 @@ for (const engine of ['fts5', 'plain'] as const) {
     before(async () => {
       fixture = await fixtureHome({ fts: engine === 'fts5' });
       reader = new HistoryReader(resolvePaths(fixture.env));
-      db = new Database(resolvePaths(fixture.env).historyDb, { readonly: true });
+      // Our reader connection: it has the function that derives a span document's text (history_document_text).
+      db = openReader(resolvePaths(fixture.env).historyDb) as Database.Database;
     });
     after(() => {
       reader.close();
@@ -74,8 +77,9 @@ for (const engine of ['fts5', 'plain'] as const) {
       return result.hits;
     }
 
+    /** The document's text: its body, or for a span document (stores with FTS5) the text derived from its bytes. */
     function bodyOf(hit: SearchHit): string {
-      return db.prepare('SELECT body FROM history_documents WHERE id = ?').pluck().get(hit.id) as string;
+      return (db.prepare(documentsWithText(db, 'd.id', 'WHERE d.id = ?')).get(hit.id) as { body: string }).body;
     }
 
     function perFile(hits: readonly SearchHit[]): Record<string, number> {

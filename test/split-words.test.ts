@@ -17,6 +17,7 @@ import { LIMITS } from '../src/config/limits.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { openReader, type Db } from '../src/store/open.ts';
 import { search } from '../src/store/search.ts';
+import { documentsWithText } from './helpers/document-text.ts';
 import { cli, envFor, prng, tempDir } from './helpers/home.ts';
 
 const CHUNK = LIMITS.chunkBytes;
@@ -128,7 +129,7 @@ describe('words cut by chunk boundaries', () => {
 
   // Last: it rebuilds the documents this file's other tests read.
   test('reindex rebuilds exactly the captured documents, also where a carry starts inside a letter', async () => {
-    const documents = () => db.prepare('SELECT id, kind, agent, at, body FROM history_documents ORDER BY id').all();
+    const documents = () => db.prepare(documentsWithText(db, 'd.id, d.kind, d.agent, d.at', 'ORDER BY d.id')).all();
     const captured = documents();
     assert.ok(captured.some((d) => String((d as { body: string }).body).includes('東京東京')), 'the long word was captured');
     const run = await cli(['reindex'], env);

@@ -1,6 +1,7 @@
 // The figures table printed by bench/ingest.ts: each figure with its value,
 // its target and pass/miss, computed from the children's results.
 
+import { formatBreakdown } from './store-breakdown.ts';
 import type { IngestRunResult, StoreRunResult } from './results.ts';
 import { MiB } from './stats.ts';
 import type { StoreFacts } from './store-facts.ts';
@@ -119,9 +120,7 @@ export function details(max: IngestOutcome | null, stores: readonly StoreRunResu
     out.push(`pace max: chunks per batch p50 ${r.commitChunks.p50}, documents per batch p50 ${r.commitDocs.p50}; product status window p50/p99 ${f1(r.finalStatus?.batches.p50Ms ?? 0)}/${f1(r.finalStatus?.batches.p99Ms ?? 0)} ms`);
     out.push(`pace max: heaps (V8 total) history worker ${f1(r.workerHeapMax / MiB)} MiB, main thread ${f1(r.mainHeapMax / MiB)} MiB; RSS samples ${r.rssSamples.filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 8)) === 0).map((x) => f1(x.rss / MiB)).join(' ')}`);
     if (r.pool !== null) out.push(`pace max: parser pool ${r.pool.completed} tasks, run mean ${f1(r.pool.runMeanMs)} ms (p99 ${f1(r.pool.runP99Ms)}), queue wait mean ${f1(r.pool.waitMeanMs)} ms (p99 ${f1(r.pool.waitP99Ms)})`);
-    if (max.facts.tables !== null) {
-      out.push(`history.db by table: ${max.facts.tables.slice(0, 8).map((t) => `${t.name} ${f1(t.bytes / MiB)}`).join(', ')} (MiB)`);
-    }
+    if (max.facts.breakdown !== null) out.push(...formatBreakdown(max.facts.breakdown, max.facts.sourceBytes));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 
 import Database from 'better-sqlite3';
 import { statSync } from 'node:fs';
+import { type StoreBreakdown, storeBreakdown } from './store-breakdown.ts';
 
 export interface StoreFacts {
   /** Source bytes captured: the sum of every file source's cursor offset. */
@@ -14,8 +15,8 @@ export interface StoreFacts {
   readonly documents: number;
   readonly dbBytes: number;
   readonly walBytes: number;
-  /** Bytes per table/index (dbstat), largest first, when asked for. */
-  readonly tables: ReadonlyArray<{ name: string; bytes: number }> | null;
+  /** Where the bytes go (dbstat), when asked for. */
+  readonly breakdown: StoreBreakdown | null;
 }
 
 function sizeOf(path: string): number {
@@ -32,11 +33,6 @@ export function storeFacts(path: string, options: { dbstat: boolean }): StoreFac
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
     const one = (sql: string): number => (db.prepare(sql).pluck().get() as number | null) ?? 0;
-    let tables: StoreFacts['tables'] = null;
-    if (options.dbstat) {
-      const rows = db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as Array<{ name: string; bytes: number }>;
-      tables = rows;
-    }
     return {
       sourceBytes: one('SELECT coalesce(sum(offset), 0) FROM conversation_sources'),
       sources: one('SELECT count(*) FROM conversation_sources'),
@@ -44,7 +40,7 @@ export function storeFacts(path: string, options: { dbstat: boolean }): StoreFac
       documents: one('SELECT count(*) FROM history_documents'),
       dbBytes,
       walBytes,
-      tables,
+      breakdown: options.dbstat ? storeBreakdown(path) : null,
     };
   } finally {
     db.close();

@@ -45,6 +45,11 @@ export interface Limits {
   readonly migrationChunkBytes: number;
   /** ... and this much elapsed reading time (at least one row). */
   readonly migrationChunkMs: number;
+  /**
+   * Time budget of one migration unit: the chunks that share one commit and
+   * run between two yields, their commits included (the first chunk always runs).
+   */
+  readonly migrationUnitMs: number;
   /** Migration payload IO pace (reads, writes and chunk checks counted); config/env may change it. */
   readonly migrationIoBytesPerSecond: number;
   /** Catch-up allowed to the migration pace (ms of IO at that pace): a bounded burst after slow stretches or pauses. */
@@ -124,6 +129,7 @@ export const LIMITS: Limits = {
   migrationChunkRows: 32,
   migrationChunkBytes: 512 * 1024,
   migrationChunkMs: 50,
+  migrationUnitMs: 40,
   migrationIoBytesPerSecond: 8 * 1024 * 1024,
   migrationIoBurstMs: 1000,
   migrationReleaseAfterMs: 2000,

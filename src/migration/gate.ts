@@ -74,6 +74,11 @@ export class MigrationGate {
     return this.stopped;
   }
 
+  /** A stop or broker pressure arrived since the last yield: end the current unit after its chunk. */
+  get interrupted(): boolean {
+    return this.stopped || this.pressure;
+  }
+
   private checkStop(): void {
     if (this.stopped) throw new HistoryError('STOPPED', 'the migration was stopped; its committed checkpoints are kept');
   }

@@ -1,10 +1,11 @@
 // What a running migration measures about itself for status: rows finished
 // in the current pass (on top of the checkpointed counts the pass started
-// from), the chunk latency window, and the rate behind the ETA.
+// from), the latency window of units (the synchronous stretches between two
+// yields, commits included), and the rate behind the ETA.
 
 import { MIGRATION_PASSES, type MigrationPass } from '../../protocols/migration.ts';
 import { LatencyWindow } from '../ingest/latency.ts';
-import type { ChunkEvent } from './context.ts';
+import type { ChunkEvent, UnitEvent } from './context.ts';
 import type { PassTotals } from './status.ts';
 
 export class LiveStats {
@@ -15,9 +16,12 @@ export class LiveStats {
   /** Rows finished in the current pass since it started or resumed. */
   passRows = 0;
 
-  chunk(event: ChunkEvent, currentPass: MigrationPass | null): void {
+  unit(event: UnitEvent): void {
     this.latency.add(event.ms);
     this.slowest = Math.max(this.slowest, event.ms);
+  }
+
+  chunk(event: ChunkEvent, currentPass: MigrationPass | null): void {
     if (event.kind !== currentPass) return;
     this.passRows += event.rows;
     this.rowsThisRun += event.rows;

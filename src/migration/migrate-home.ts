@@ -11,7 +11,7 @@ import type { HistoryPaths } from '../config/paths.ts';
 import { SettingsWatcher } from '../config/settings.ts';
 import { openWriter } from '../store/open.ts';
 import { WriterLock } from '../store/writer-lock.ts';
-import type { ChunkEvent } from './context.ts';
+import type { ChunkEvent, UnitEvent } from './context.ts';
 import { migrationRate } from './pace-config.ts';
 import type { ClearResult } from './retry.ts';
 import { clearLatchedFailure } from './retry.ts';
@@ -29,6 +29,7 @@ export interface MigrateHomeOptions {
   readonly transientAttempts?: number;
   readonly signal?: AbortSignal;
   readonly onChunk?: (event: ChunkEvent, runner: MigrationRunner) => void;
+  readonly onUnit?: (event: UnitEvent) => void;
   /** Called with the runner once it exists (progress display). */
   readonly onRunner?: (runner: MigrationRunner) => void;
 }
@@ -56,6 +57,7 @@ export async function migrateHome(options: MigrateHomeOptions): Promise<MigrateH
         transientAttempts: options.transientAttempts ?? 3,
         switchedOff: () => !settings.read().settings.ingest,
         onChunk: (event) => options.onChunk?.(event, runner),
+        onUnit: options.onUnit,
       });
       options.onRunner?.(runner);
       const stop = (): void => runner.stop();

@@ -7,6 +7,7 @@ import type { TableState } from './progress-db.ts';
 import { freshPasses } from './progress-db.ts';
 import type { TableShape } from './rows.ts';
 import type { SnapshotWriter } from './snapshot-files.ts';
+import { hasTable } from '../store/open.ts';
 
 export function shapeOf(t: Pick<TableState, 'name' | 'columns'>): TableShape {
   return { name: t.name, columns: t.columns.map((c) => c.name) };
@@ -28,8 +29,12 @@ export function plannedState(info: LegacyTableInfo, generation: number): TableSt
   };
 }
 
-/** Create the table in the snapshot and record its plan (inside the caller's transaction). */
+/**
+ * Create the table in the snapshot and record its plan (inside the caller's
+ * unit). The snapshot commits before the progress database, so after a crash
+ * between the two the table exists, empty, without a plan: it is kept.
+ */
 export function addPlannedTable(writer: SnapshotWriter, info: LegacyTableInfo, generation: number): void {
-  writer.db.exec(info.sql);
+  if (!hasTable(writer.db, info.name)) writer.db.exec(info.sql);
   writer.progress.saveTable(plannedState(info, generation));
 }

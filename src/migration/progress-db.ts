@@ -1,11 +1,11 @@
 // The companion `<snapshot>.progress.db` (version 1): phase, per-table pass
-// cursors and the digest of every chunk. During the snapshot pass it is
-// ATTACHed to the snapshot connection, so a chunk's rows and its checkpoint
-// commit in one transaction (both files use a rollback journal, which SQLite
-// commits atomically across attached databases; WAL would not be atomic
-// across files). Later passes write it on its own connection (in WAL mode)
-// after their chunk commits; those passes are idempotent, so a checkpoint
-// that lags its chunk by one crash only repeats that chunk.
+// cursors and the digest of every chunk. It is written on its own connection
+// (WAL, synchronous=NORMAL), in the same unit as the data it checkpoints and
+// right after that data commits: during the snapshot pass after the snapshot
+// file's commit (SnapshotWriter.unit; what a crash in between leaves is
+// settled by revalidate.ts), in the copy pass after history.db's. The later
+// passes are idempotent, so a checkpoint that lags its unit by one crash
+// only repeats that unit.
 //
 // A chunk is a rowid range (after, end]; the chunks of one table generation
 // are contiguous from the first row, so together they cover the table up to

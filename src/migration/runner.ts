@@ -22,7 +22,7 @@ import { diskFull, isDiskFull } from '../store/store-errors.ts';
 import type { Db } from '../store/open.ts';
 import { openLegacyReader } from '../store/read-path.ts';
 import { copyPass, snapshotVerifyPass, verifyPass } from './chunk-passes.ts';
-import type { ChunkEvent, PassContext } from './context.ts';
+import type { ChunkEvent, PassContext, UnitEvent } from './context.ts';
 import { step } from './context.ts';
 import { MigrationGate } from './gate.ts';
 import { assertSameTables, buildManifest, emptyManifest } from './manifest.ts';
@@ -56,6 +56,8 @@ export interface RunnerOptions {
   readonly transientAttempts: number;
   /** Every finished chunk (benchmarks, test drivers). */
   readonly onChunk?: (event: ChunkEvent) => void;
+  /** Every finished unit (chunks sharing a commit), after its commit. */
+  readonly onUnit?: (event: UnitEvent) => void;
   /** config.json `history.ingest: false`: the migration holds still like the rest of the worker. */
   readonly switchedOff?: () => boolean;
 }
@@ -81,11 +83,17 @@ export class MigrationRunner {
     this.ctx = {
       history: options.history,
       bounds: { rows: limits.migrationChunkRows, bytes: limits.migrationChunkBytes, ms: limits.migrationChunkMs },
+      unitMs: limits.migrationUnitMs,
       gate: this.gate,
       pacer: this.pacer,
+      commitMs: new Map(),
       onChunk: (event) => {
         this.stats.chunk(event, this.pass);
         options.onChunk?.(event);
+      },
+      onUnit: (event) => {
+        this.stats.unit(event);
+        options.onUnit?.(event);
       },
       onPass: (pass, tables) => {
         this.phase = pass;
@@ -230,7 +238,7 @@ export class MigrationRunner {
       // The row follows the progress phase (a crash may have come between the two).
       if (row.status !== 'copying') writeMigrationRow(this.options.history, { status: 'copying', snapshot, manifest: buildManifest(progress, 'snapshot-verify') });
       if (phase === 'copy') {
-        await copyPass(this.ctx, progress, snapshotDb);
+        await copyPass(this.ctx, progress, snapshotDb, snapshot);
         progressDb.transaction(() => progress.setPhase('verify')).immediate();
         phase = 'verify';
       }

@@ -11,7 +11,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { type Db, openQueryOnly } from '../sqlite/open.ts';
 import { assertUtf8 } from './legacy-tables.ts';
-import { ensureProgressSchema, ProgressStore, setJournalMode } from './progress-db.ts';
+import { openProgressFile, ProgressStore, setJournalMode } from './progress-db.ts';
 
 export const SNAPSHOT_DIR = '.migration-snapshots';
 /** Every reader of migration files: short waits, small cache, no mmap. */
@@ -58,31 +58,61 @@ export function locateSnapshot(paths: HistoryPaths, recorded: string | null): st
 }
 
 export interface SnapshotWriter {
+  /** The snapshot (WAL, synchronous=FULL). */
   readonly db: Db;
-  /** The progress database, ATTACHed as `progress` on the same connection. */
+  /** The progress database, on its own connection (WAL, synchronous=NORMAL). */
+  readonly progressDb: Db;
   readonly progress: ProgressStore;
+  /**
+   * One unit: `work` writes the snapshot and the progress database; the
+   * snapshot commits first (durably), then the progress database. A crash
+   * between the two leaves snapshot rows (or a retained table) that no
+   * checkpoint names yet; the next snapshot session finds and settles them
+   * (revalidate.ts) before it writes again.
+   */
+  unit<T>(work: () => T): T;
+  /** The snapshot pass is over: checkpoint the snapshot into a single rollback-journal file, as the later passes read it. */
+  settle(): void;
   close(): void;
 }
 
 /**
- * Open the snapshot for writing with the progress database attached, both
- * with a rollback journal and synchronous=FULL, so that one transaction
- * commits a chunk and its checkpoint atomically and durably.
+ * Open the snapshot for writing (WAL with synchronous=FULL: each unit's rows
+ * are on disk before its checkpoint is written) and the progress database
+ * (WAL, synchronous=NORMAL, as the later passes use it). A two-file commit
+ * in rollback-journal mode would commit both atomically, but costs several
+ * fsyncs of two files and a directory per unit, several times the unit's
+ * own work on a busy disk; the order of two WAL commits keeps the same
+ * guarantees with one fsync.
  */
 export function openSnapshotWriter(snapshot: string): SnapshotWriter {
   if (!existsSync(snapshot)) throw new HistoryError('VERIFY_FAILED', `the migration snapshot ${snapshot} is missing; it is never recreated over a started migration`, { path: snapshot });
   const db = new Database(snapshot, { fileMustExist: true });
+  let progressDb: Db | null = null;
   try {
     db.pragma('busy_timeout = 3000');
-    db.pragma('journal_mode = DELETE');
-    db.pragma('synchronous = FULL');
     assertUtf8(db, snapshot);
-    db.prepare('ATTACH DATABASE ? AS progress').run(progressPathOf(snapshot));
-    setJournalMode(db, 'progress', 'delete');
-    db.pragma('progress.synchronous = FULL');
-    ensureProgressSchema(db, 'progress');
-    return { db, progress: new ProgressStore(db, 'progress'), close: () => db.open && db.close() };
+    setJournalMode(db, 'main', 'wal');
+    db.pragma('synchronous = FULL');
+    db.pragma('cache_size = -32768');
+    const progressFile = openProgressFile(progressPathOf(snapshot), { journal: 'wal' });
+    progressDb = progressFile;
+    const progress = new ProgressStore(progressFile);
+    return {
+      db,
+      progressDb: progressFile,
+      progress,
+      unit: <T>(work: () => T): T => progressFile.transaction(() => db.transaction(work).immediate()).immediate(),
+      settle: () => {
+        setJournalMode(db, 'main', 'delete');
+      },
+      close: () => {
+        if (progressFile.open) progressFile.close();
+        if (db.open) db.close();
+      },
+    };
   } catch (error) {
+    progressDb?.close();
     db.close();
     throw error;
   }

@@ -12,24 +12,13 @@
 
 import type { ChunkContext, ParentLink } from '../../protocols/records.ts';
 import { claudeConversation } from '../keys/claude.ts';
-import { extractText } from '../text/extract.ts';
+import { asRecord, transcriptText } from '../text/transcript-text.ts';
 import type { DecodedLine, LineDecoder } from './jsonl.ts';
 import { parseTimestamp } from './jsonl.ts';
 import type { FileSourceModule } from './source-module.ts';
 import type { SourcePlan } from '../../protocols/sources.ts';
 import { SESSION_ID } from './source-module.ts';
 
-const SKIP_KEYS = new Set([
-  'type', 'uuid', 'parentUuid', 'logicalParentUuid', 'sessionId', 'agentId', 'cwd', 'gitBranch', 'version',
-  'timestamp', 'userType', 'entrypoint', 'slug', 'requestId', 'id', 'tool_use_id', 'toolUseID', 'signature',
-  'model', 'stop_reason', 'stop_sequence', 'usage', 'role', 'promptId', 'permissionMode', 'messageId', 'leafUuid',
-  'isSidechain', 'isMeta', 'isCompactSummary', 'isVisibleInTranscriptOnly', 'isSnapshotUpdate', 'trackedFileBackups',
-  'sourceToolAssistantUUID', 'level', 'subtype', 'operation', 'compactMetadata', 'origin', 'teamName', 'caller',
-  'media_type', 'is_error', 'interrupted', 'isImage', 'numLines', 'startLine', 'totalLines', 'totalDurationMs',
-  'totalTokens', 'totalToolUseCount', 'durationMs', 'filePath', 'spawnDepth', 'agentType',
-  // progress records (hook and agent progress): ids of the tool use they report on, the hook's event and name
-  'parentToolUseID', 'hookEvent', 'hookName',
-]);
 
 const SIDECHAIN = /"isSidechain"\s*:\s*true/;
 const AGENT_ID = /"agentId"\s*:\s*"([A-Za-z0-9_-]{1,128})"/;
@@ -48,8 +37,9 @@ function spawnedAgent(record: Record<string, unknown>): string | null {
 }
 
 export const claudeDecoder: LineDecoder = {
+  textFormat: 'claude',
   decode(value, ctx): DecodedLine {
-    const record = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+    const record = asRecord(value);
     const route = routeFor(record.isSidechain === true, record.agentId, ctx);
     const links: ParentLink[] = [];
     const child = spawnedAgent(record);
@@ -58,7 +48,7 @@ export const claudeDecoder: LineDecoder = {
     }
     return {
       route,
-      text: extractText(record, { skipKeys: SKIP_KEYS }),
+      text: transcriptText('claude', record),
       at: parseTimestamp(record.timestamp),
       cwd: typeof record.cwd === 'string' && record.cwd !== '' ? record.cwd : null,
       parent: null,

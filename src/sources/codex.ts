@@ -9,7 +9,7 @@
 // records present in a rollout are its bytes and are retained like any other.
 
 import { codexConversation } from '../keys/codex.ts';
-import { extractText } from '../text/extract.ts';
+import { asRecord, transcriptText } from '../text/transcript-text.ts';
 import type { DecodedLine, LineDecoder } from './jsonl.ts';
 import { parseTimestamp } from './jsonl.ts';
 import type { FileSourceModule } from './source-module.ts';
@@ -18,17 +18,6 @@ import { SESSION_ID } from './source-module.ts';
 
 const ROLLOUT = /^rollout-.*?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl(\.zst)?$/;
 
-const SKIP_KEYS = new Set([
-  'type', 'timestamp', 'id', 'call_id', 'turn_id', 'cwd', 'originator', 'cli_version', 'source', 'thread_source',
-  'model_provider', 'model', 'encrypted_content', 'approval_policy', 'sandbox_policy', 'git', 'status', 'role',
-  'phase', 'rate_limits', 'info', 'base_instructions', 'forked_from_id', 'agent_nickname', 'agent_role', 'agent_path',
-  'effort', 'timezone', 'current_date', 'collaboration_mode', 'personality', 'permission_profile', 'namespace',
-  'memory_mode', 'dynamic_tools', 'parent_thread_id', 'depth', 'event_id', 'agent_thread_id', 'kind', 'session_id',
-  'started_at', 'completed_at', 'images', 'local_images',
-]);
-
-/** Records that are only metadata: nothing to index. */
-const METADATA_TYPES = new Set(['session_meta', 'turn_context']);
 
 function parentThread(payload: Record<string, unknown>): string | null {
   const source = payload.source;
@@ -42,8 +31,9 @@ function parentThread(payload: Record<string, unknown>): string | null {
 }
 
 export const codexDecoder: LineDecoder = {
+  textFormat: 'codex',
   decode(value, ctx, first): DecodedLine {
-    const record = (value !== null && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+    const record = asRecord(value);
     const payload = (record.payload !== null && typeof record.payload === 'object' ? record.payload : {}) as Record<string, unknown>;
     const type = record.type;
     let cwd: string | null = null;
@@ -56,7 +46,7 @@ export const codexDecoder: LineDecoder = {
     }
     return {
       route: null,
-      text: typeof type === 'string' && METADATA_TYPES.has(type) ? '' : extractText(record, { skipKeys: SKIP_KEYS }),
+      text: transcriptText('codex', record),
       at: parseTimestamp(record.timestamp),
       cwd,
       parent,

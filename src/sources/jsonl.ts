@@ -12,10 +12,11 @@
 // is decoded as far as its JSON goes (partial-json.ts), and the rest of a
 // line whose first part is at hand (task.lineHead) is decoded whole.
 
-import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment } from '../../protocols/records.ts';
+import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment, TextFormat, TextRecipe } from '../../protocols/records.ts';
 import { withoutControls } from '../text/controls.ts';
-import { fragmentText, withoutTrailingToken } from '../text/extract.ts';
+import { withoutTrailingToken } from '../text/extract.ts';
 import { partialJson } from '../text/partial-json.ts';
+import { segmentText } from '../text/span-text.ts';
 
 export interface DecodedLine {
   /** Conversation id, or null for the file's own conversation. */
@@ -31,6 +32,11 @@ export interface DecodedLine {
 }
 
 export interface LineDecoder {
+  /**
+   * Set when the decoded text is transcriptText(textFormat, record): then a
+   * segment's text derives from its bytes alone (Segment.recipe).
+   */
+  readonly textFormat?: TextFormat;
   /** Decode one complete, parsed line. `first` is true for the file's first line. */
   decode(record: unknown, ctx: ChunkContext, first: boolean): DecodedLine;
   /** Route a line that cannot be parsed, from the head of its text. */
@@ -76,20 +82,22 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
     const continuation = pos === 0 && task.startsMidLine;
 
     let route: string | null = null;
-    let text: string;
+    let decodedText: string | null = null;
+    // Text that the segment's own bytes cannot give again (a line decoded whole from its start, the first
+    // part of a line decoded as far as its JSON goes): kept as the document's body, never as a recipe.
+    let storedText: string | null = null;
     let at: number | null = null;
     let facts: LineFacts | undefined;
     const whole = continuation && complete && task.lineHead !== undefined ? decodeWhole(task, buf.subarray(pos, newline), decoder) : null;
     if (whole !== null) {
       // The rest of a line whose start is at hand: the whole line, decoded (its route stays the one its start had).
-      text = whole.text;
+      storedText = whole.text;
       at = whole.at ?? timestampFrom(line.slice(-ROUTING_TAIL));
       if (cwd === null) cwd = whole.cwd;
       if (task.offset - (task.lineHead as Uint8Array).length === 0 && whole.parent !== null) parent = whole.parent;
       links.push(...whole.links);
     } else if (continuation) {
       // The rest of a line that began in an earlier chunk.
-      text = fragmentText(task.carry + line);
       if (complete) at = timestampFrom(line.slice(-ROUTING_TAIL));
     } else {
       let decoded: DecodedLine | null = null;
@@ -102,7 +110,7 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
       }
       if (decoded !== null) {
         route = decoded.route;
-        text = decoded.text;
+        decodedText = decoded.text;
         at = decoded.at;
         facts = decoded.facts;
         if (cwd === null) cwd = decoded.cwd;
@@ -113,12 +121,15 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         const head = line.slice(0, ROUTING_HEAD);
         route = decoder.routeFragment(head, task.context);
         facts = decoder.fragmentFacts?.(head, task.context);
-        text = (complete ? null : partialText(line, task, decoder)) ?? fragmentText(line);
+        storedText = complete ? null : partialText(line, task, decoder);
         at = timestampFrom(head);
       }
     }
-    if (!complete && task.continues) text = withoutTrailingToken(text);
-    segments.push(facts === undefined ? { offset, length: end - pos, continuation, route, text, at, complete } : { offset, length: end - pos, continuation, route, text, at, complete, facts });
+    const cut = { carry: continuation ? task.carry : null, trimmed: !complete && task.continues };
+    const text = storedText === null ? segmentText(line, decodedText, cut) : cut.trimmed ? withoutTrailingToken(storedText) : storedText;
+    const segment: Segment = { offset, length: end - pos, continuation, route, text, at, complete };
+    const recipe: TextRecipe | undefined = decoder.textFormat === undefined || storedText !== null ? undefined : { format: decoder.textFormat, ...cut };
+    segments.push({ ...segment, ...(facts === undefined ? {} : { facts }), ...(recipe === undefined ? {} : { recipe }) });
     pos = end;
   }
 

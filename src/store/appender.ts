@@ -17,11 +17,11 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { AppendTotals } from '../../protocols/history.ts';
-import type { DocumentInput } from '../../protocols/rows.ts';
+import type { DocumentInput, DocumentSpan } from '../../protocols/rows.ts';
 import { runOfConversation } from '../keys/bridge.ts';
 import type { ConversationRow } from './conversations.ts';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from './open.ts';
+import { type Db, hasTable } from './open.ts';
 
 export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;
@@ -42,16 +42,23 @@ interface PendingDocument {
   readonly conversation: number;
   readonly line: number;
   readonly length: number;
+  /** Stored as a span (its text indexed here, not kept): the text and where it comes from. */
+  readonly derived: { readonly text: string; readonly span: DocumentSpan } | null;
 }
 
 export class RecordAppender {
   private readonly insertRecord;
   private readonly existingRecord;
   private readonly insertDocuments = new Map<number, Statement>();
+  private readonly insertSpans = new Map<number, Statement>();
+  private readonly insertTexts = new Map<number, Statement>();
   private readonly insertRef;
+  /** The store keeps derivable text as spans (schema.ts, DERIVED_TEXT_FTS_SQL), not as bodies. */
+  private readonly spans: boolean;
   private pending: PendingDocument[] = [];
 
   constructor(private readonly db: Db) {
+    this.spans = hasTable(db, 'history_document_spans');
     this.insertRecord = db.prepare(
       "INSERT OR IGNORE INTO conversation_records (source, generation, offset, conversation, at, raw, body, part) VALUES (?, ?, ?, ?, ?, ?, '', ?)",
     );
@@ -93,14 +100,16 @@ export class RecordAppender {
   addDocument(record: number, conversation: ConversationRow, doc: DocumentInput, totals: AppendTotals): void {
     if (doc.text === '') return;
     const id = documentId(record, doc.offset);
+    const derived = this.spans && doc.span !== undefined ? { text: doc.text, span: doc.span } : null;
     this.pending.push({
       id,
+      derived,
       params: [
         id,
         doc.kind ?? conversation.kind,
         doc.agent ?? conversation.agent,
         Math.trunc(doc.at),
-        doc.text,
+        derived === null ? doc.text : '',
         doc.message ?? null,
         doc.job === undefined ? conversation.job : doc.job,
         doc.run ?? runOfConversation(conversation.id),
@@ -127,11 +136,25 @@ export class RecordAppender {
       params.push(...doc.params);
     }
     const inserted = this.documentsStatement(group.length).all(...params) as Array<{ rowid: number; id: string }>;
+    const spans: unknown[] = [];
+    const texts: unknown[] = [];
     for (const row of inserted) {
       const doc = byId.get(row.id) as PendingDocument;
       this.insertRef.run(row.rowid, doc.record, doc.conversation, doc.line);
+      if (doc.derived !== null) {
+        const { span, text } = doc.derived;
+        spans.push(row.rowid, span.start, span.length, span.recipe.format, span.recipe.carry, span.recipe.trimmed ? 1 : 0);
+        texts.push(row.rowid, text);
+      }
       totals.documents++;
       totals.bodyBytes += doc.length;
+    }
+    // Span documents keep no body, so no trigger indexes them: their text goes into the index here,
+    // in one statement per group (one FTS5 segment, as above), and their recipes beside them.
+    if (texts.length > 0) {
+      const rows = texts.length / 2;
+      this.rowsStatement(this.insertSpans, 'history_document_spans (doc, start, length, format, carry, trimmed)', 6, rows).run(...spans);
+      this.rowsStatement(this.insertTexts, 'history_fts (rowid, body)', 2, rows).run(...texts);
     }
   }
 
@@ -143,6 +166,17 @@ export class RecordAppender {
   /** Throws if documents are still queued: every transaction must flush what it queued before it commits. */
   assertFlushed(): void {
     if (this.pending.length > 0) throw new Error(`${this.pending.length} queued documents were not flushed before the transaction ended`);
+  }
+
+  /** A multi-row INSERT of `rows` rows of `width` values into `into`, cached by row count. */
+  private rowsStatement(cache: Map<number, Statement>, into: string, width: number, rows: number): Statement {
+    let statement = cache.get(rows);
+    if (statement === undefined) {
+      const row = `(${Array.from({ length: width }, () => '?').join(', ')})`;
+      statement = this.db.prepare(`INSERT INTO ${into} VALUES ${Array.from({ length: rows }, () => row).join(', ')}`);
+      cache.set(rows, statement);
+    }
+    return statement;
   }
 
   private documentsStatement(rows: number): Statement {

@@ -121,6 +121,8 @@ export class ChunkCommitter {
 
     for (const run of routed.runs) {
       let record = recordId;
+      /** File offset of the first byte of `record`'s raw bytes. */
+      let recordOffset = chunk.offset;
       let conversation = own;
       if (run.route !== own.id) {
         // Lines of another conversation (an inline sidechain) also get a record of their own.
@@ -135,14 +137,20 @@ export class ChunkCommitter {
           part: run.event === null ? null : `event:${run.event}`,
         };
         // A rebuild never appends: it uses the inline copy captured with this run, if there is one.
-        record = mode === 'capture' ? this.appender.append(inline, totals) : (this.appender.find(inline.source, inline.generation, inline.offset, inline.raw) ?? recordId);
+        const copy = mode === 'capture' ? this.appender.append(inline, totals) : this.appender.find(inline.source, inline.generation, inline.offset, inline.raw);
+        if (copy !== undefined) {
+          record = copy;
+          recordOffset = inline.offset;
+        }
       }
       for (const line of run.lines) {
         const f = line.facts;
+        const { segment } = line;
+        const span = segment.recipe === undefined ? undefined : { start: segment.offset - recordOffset, length: segment.length, recipe: segment.recipe };
         this.appender.addDocument(
           record,
           conversation,
-          { text: line.segment.text, offset: line.segment.offset, line: line.lineStart, at: line.at, kind: f?.kind, agent: f?.agent, job: f?.job, session: f?.session },
+          { text: segment.text, offset: segment.offset, line: line.lineStart, at: line.at, kind: f?.kind, agent: f?.agent, job: f?.job, session: f?.session, span },
           totals,
         );
       }

@@ -1,6 +1,7 @@
 // One search document (the target of a hit's sourceLink, /api/history/<id>)
 // with the retained record it was derived from: source, generation, offset,
-// exact bytes, and the derived text search indexes. Documents of history.db
+// exact bytes, and the derived text search indexes (a span document's derived
+// again from those bytes). Documents of history.db
 // name their record through history_document_refs; legacy documents
 // (`durable:<record>[:<line>]`) name it in their id.
 
@@ -8,6 +9,7 @@ import type { HistoryDocument } from '../../protocols/dashboard.ts';
 import type { Db } from './open.ts';
 import { hasTable } from './open.ts';
 import type { RetainedRecord } from '../../protocols/history.ts';
+import { documentTextSql } from './schema.ts';
 import { prepared } from './statements.ts';
 
 interface DocumentRow {
@@ -36,7 +38,11 @@ function refOf(db: Db, doc: DocumentRow): { record: number; line: number | null 
 
 export function historyDocument(db: Db, id: string): HistoryDocument | null {
   if (!hasTable(db, 'history_documents')) return null;
-  const doc = prepared(db, 'SELECT rowid, id, kind, agent, at, body, cursor FROM history_documents WHERE id = ?').get(id) as DocumentRow | undefined;
+  // A span document's text is derived from its bytes (schema.ts, DERIVED_TEXT_FTS_SQL).
+  const text = documentTextSql(hasTable(db, 'history_document_spans'));
+  const doc = prepared(db, `SELECT d.rowid AS rowid, d.id AS id, d.kind AS kind, d.agent AS agent, d.at AS at, ${text} AS body, d.cursor AS cursor FROM history_documents d WHERE d.id = ?`).get(id) as
+    | DocumentRow
+    | undefined;
   if (doc === undefined) return null;
   const ref = refOf(db, doc);
   const row =

@@ -5,16 +5,22 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { HistoryError } from '../../protocols/errors.ts';
+import { TEXT_FORMATS, type TextFormat } from '../../protocols/records.ts';
 import { type Db, openQueryOnly } from '../sqlite/open.ts';
 import { damagedStore, onStore } from './store-errors.ts';
 import { fold } from '../text/fold.ts';
 import { GENERATIONS_SQL, fillGenerations } from './generations.ts';
+import { spanText } from '../text/span-text.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
 import { prepared } from './statements.ts';
 import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
 
 /** A history.db connection: a plain SQLite connection (src/sqlite/open.ts). */
 export type { Db } from '../sqlite/open.ts';
+
+function isTextFormat(value: unknown): value is TextFormat {
+  return (TEXT_FORMATS as readonly unknown[]).includes(value);
+}
 
 export const WRITER_BUSY_TIMEOUT_MS = 3000;
 export const READER_BUSY_TIMEOUT_MS = 1000;
@@ -42,9 +48,17 @@ export function ftsAvailable(): boolean {
   return ftsProbe;
 }
 
-/** SQL functions readers use (the literal search's fold). */
+/**
+ * SQL functions every connection of ours has: fold (the literal search), and
+ * history_span_text (a span document's text from its bytes and recipe; the
+ * history_document_text view, hence history_fts's content, needs it).
+ */
 export function registerFunctions(db: Db): void {
   db.function('fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fold(text) : null));
+  db.function('history_span_text', { deterministic: true }, (bytes: unknown, format: unknown, carry: unknown, trimmed: unknown) => {
+    if (!(bytes instanceof Uint8Array) || !isTextFormat(format)) return null;
+    return spanText(bytes, { format, carry: typeof carry === 'string' ? carry : null, trimmed: Number(trimmed) === 1 });
+  });
 }
 
 function assertVersion(db: Db, path: string): number {
@@ -67,6 +81,8 @@ function assertVersion(db: Db, path: string): number {
 export interface WriterOptions {
   /** Create the FTS table (default: when available and not switched off). */
   readonly fts?: boolean;
+  /** Create a new store in the layout of earlier versions, every document body stored (schema.ts). */
+  readonly storedBodies?: boolean;
 }
 
 /**
@@ -106,7 +122,7 @@ function openWritable(path: string, options: WriterOptions): Db {
         return;
       }
       const fts = options.fts ?? (ftsWanted() && ftsAvailable());
-      db.exec(schemaSql({ fts }));
+      db.exec(schemaSql({ fts, storedBodies: options.storedBodies }));
       db.pragma(`user_version = ${SCHEMA_VERSION}`);
     });
     create.immediate();

@@ -1,7 +1,7 @@
 // Reindex, store side: reset derived search data and rebuild it from the
 // retained records. Derived data is the only thing this module deletes
 // (reviewed in test/retention.test.ts): search documents whose id starts with
-// `durable:` (they are derived from records), their refs and tags. Records,
+// `durable:` (they are derived from records), their refs, spans and tags. Records,
 // legacy message/decision/run documents and cursors of capture stay.
 //
 // The reindex state lives in history_cursors under `reindex`, so a crash in
@@ -10,7 +10,7 @@
 
 import type { FileSourceRow, ReindexProgress, RetainedRecord } from '../../protocols/history.ts';
 import { LINE_FORMATS } from '../../protocols/records.ts';
-import type { Db } from './open.ts';
+import { type Db, hasTable } from './open.ts';
 import { prepared } from './statements.ts';
 
 export const REINDEX_KEY = 'reindex';
@@ -74,12 +74,15 @@ export function resetDerivedStep(db: Db, progress: ReindexProgress, limit: numbe
   const rows = db
     .prepare("SELECT rowid, id FROM history_documents WHERE id LIKE 'durable:%' AND rowid <= ? LIMIT ?")
     .all(progress.maxDocument, limit) as Array<{ rowid: number; id: string }>;
+  // The document goes first: its FTS delete trigger reads the indexed text, which a span document derives through its span and refs.
   const deleteDocument = db.prepare('DELETE FROM history_documents WHERE rowid = ?');
   const deleteRef = db.prepare('DELETE FROM history_document_refs WHERE doc = ?');
   const deleteTags = db.prepare('DELETE FROM history_tags WHERE id = ?');
+  const deleteSpan = hasTable(db, 'history_document_spans') ? db.prepare('DELETE FROM history_document_spans WHERE doc = ?') : null;
   for (const row of rows) {
     deleteDocument.run(row.rowid);
     deleteRef.run(row.rowid);
+    deleteSpan?.run(row.rowid);
     deleteTags.run(row.id);
   }
   return rows.length;

@@ -88,8 +88,13 @@ CREATE TABLE history_pending (
 );
 `;
 
-/** External-content FTS5 over history_documents.body, kept in step by triggers. */
-const FTS_SQL = `
+/**
+ * The FTS layout of stores written before derived document text (below):
+ * external-content FTS5 over history_documents.body, kept in step by
+ * triggers. Such stores are read and written in this layout for good; new
+ * stores only get it when asked (tests that check those stores keep working).
+ */
+const STORED_BODIES_FTS_SQL = `
 CREATE VIRTUAL TABLE history_fts USING fts5(body, content='history_documents', content_rowid='rowid', tokenize='unicode61');
 CREATE TRIGGER history_insert AFTER INSERT ON history_documents BEGIN
   INSERT INTO history_fts(rowid, body) VALUES (new.rowid, new.body);
@@ -100,6 +105,59 @@ END;
 CREATE TRIGGER history_update AFTER UPDATE ON history_documents BEGIN
   INSERT INTO history_fts(history_fts, rowid, body) VALUES ('delete', old.rowid, old.body);
   INSERT INTO history_fts(rowid, body) VALUES (new.rowid, new.body);
+END;
+`;
+
+/**
+ * The FTS layout of new stores: a document whose text derives from its
+ * retained bytes alone (a Claude or Codex line, see src/text/span-text.ts)
+ * keeps no copy of it. history_documents.body stays '' and
+ * history_document_spans says where the text comes from: the segment's bytes
+ * in its record (start and length in conversation_records.raw of the
+ * document's refs.record) and its TextRecipe. Every other document (migrated
+ * legacy documents, provider rows, bridge records) keeps its body.
+ *
+ * history_document_text is every document's text (the body, or the text
+ * derived by history_span_text, a function each connection of ours
+ * registers: src/store/open.ts); it is the external content of history_fts,
+ * so snippets, 'delete' and integrity checks see exactly the indexed text.
+ * A span document is `durable:<record>:<offset>` with an empty body: the
+ * writer indexes its text itself when it inserts it (src/store/appender.ts);
+ * the triggers index every other document from its body, as in the older
+ * layout (the migration's copy rebuilds FTS through them), and take any
+ * document out of the index with the text it was indexed with (read before
+ * the row goes, while its span and refs still exist).
+ */
+const DERIVED_TEXT_FTS_SQL = `
+CREATE TABLE history_document_spans (
+  doc INTEGER PRIMARY KEY,
+  start INTEGER NOT NULL,
+  length INTEGER NOT NULL,
+  format TEXT NOT NULL,
+  carry TEXT,
+  trimmed INTEGER NOT NULL
+);
+CREATE VIEW history_document_text (doc, body) AS
+  SELECT d.rowid, CASE WHEN s.doc IS NULL THEN d.body ELSE history_span_text(substr(cr.raw, s.start + 1, s.length), s.format, s.carry, s.trimmed) END
+  FROM history_documents d
+  LEFT JOIN history_document_spans s ON s.doc = d.rowid
+  LEFT JOIN history_document_refs r ON r.doc = s.doc
+  LEFT JOIN conversation_records cr ON cr.id = r.record;
+CREATE VIRTUAL TABLE history_fts USING fts5(body, content='history_document_text', content_rowid='doc', tokenize='unicode61');
+CREATE TRIGGER history_insert AFTER INSERT ON history_documents WHEN new.body <> '' OR new.id NOT GLOB 'durable:*:*' BEGIN
+  INSERT INTO history_fts(rowid, body) VALUES (new.rowid, new.body);
+END;
+CREATE TRIGGER history_delete BEFORE DELETE ON history_documents BEGIN
+  INSERT INTO history_fts(history_fts, rowid, body) SELECT 'delete', t.doc, t.body FROM history_document_text t
+    WHERE t.doc = old.rowid AND (old.body <> '' OR old.id NOT GLOB 'durable:*:*' OR EXISTS (SELECT 1 FROM history_document_spans s WHERE s.doc = old.rowid));
+END;
+CREATE TRIGGER history_update_before BEFORE UPDATE OF body, id ON history_documents BEGIN
+  INSERT INTO history_fts(history_fts, rowid, body) SELECT 'delete', t.doc, t.body FROM history_document_text t
+    WHERE t.doc = old.rowid AND (old.body <> '' OR old.id NOT GLOB 'durable:*:*' OR EXISTS (SELECT 1 FROM history_document_spans s WHERE s.doc = old.rowid));
+END;
+CREATE TRIGGER history_update AFTER UPDATE OF body, id ON history_documents BEGIN
+  INSERT INTO history_fts(rowid, body) SELECT t.doc, t.body FROM history_document_text t
+    WHERE t.doc = new.rowid AND (new.body <> '' OR new.id NOT GLOB 'durable:*:*' OR EXISTS (SELECT 1 FROM history_document_spans s WHERE s.doc = new.rowid));
 END;
 `;
 
@@ -289,11 +347,19 @@ export const OWN_INDEXES_SQL = `
 CREATE INDEX IF NOT EXISTS idx_conversations_session ON conversations(session);
 `;
 
+/** SQL of a document's text with history_documents joined as `d`: its body, or (in a store with span documents) its derived text. */
+export function documentTextSql(spans: boolean): string {
+  return spans ? "coalesce((SELECT t.body FROM history_document_text t WHERE t.doc = d.rowid), '')" : 'd.body';
+}
+
 export interface SchemaParts {
   readonly fts: boolean;
+  /** The layout of stores written before derived document text: every body stored (default false). */
+  readonly storedBodies?: boolean;
 }
 
 /** The full DDL of a fresh version-1 store. */
 export function schemaSql(parts: SchemaParts): string {
-  return [HISTORY_TABLES_SQL, parts.fts ? FTS_SQL : '', CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, GENERATIONS_SQL, OWN_INDEXES_SQL, SOURCE_PATHS_SQL].join('\n');
+  const fts = !parts.fts ? '' : parts.storedBodies === true ? STORED_BODIES_FTS_SQL : DERIVED_TEXT_FTS_SQL;
+  return [HISTORY_TABLES_SQL, fts, CONVERSATION_TABLES_SQL, MIGRATION_TABLES_SQL, OWN_TABLES_SQL, FACETS_SQL, STATS_SQL, GENERATIONS_SQL, OWN_INDEXES_SQL, SOURCE_PATHS_SQL].join('\n');
 }

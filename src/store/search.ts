@@ -52,9 +52,9 @@ function scopeFor(db: Db, layout: Layout, request: SearchRequest, options: Searc
 
 function ftsSnippet(db: Db, parsed: ParsedQuery) {
   const statement = prepared(db, `SELECT snippet(history_fts, 0, '', '', '…', 40) FROM history_fts WHERE history_fts MATCH ? AND rowid = ${ROWID}`).pluck();
-  return (rowid: number, body: string): string => {
+  return (rowid: number, body: () => string): string => {
     const text = statement.get(parsed.fts, rowid) as string | null | undefined;
-    return snippetAround(text !== null && text !== undefined && collapse(text) !== '' ? text : body, parsed.words);
+    return snippetAround(text !== null && text !== undefined && collapse(text) !== '' ? text : body(), parsed.words);
   };
 }
 
@@ -106,7 +106,7 @@ export function search(db: Db, request: SearchRequest, options: SearchOptions = 
     const gathered = gatherPlain(db, layout, parsed.needles, plainScope, { timeMs: options.plainTimeMs ?? PLAIN_TIME_MS, enough });
     const rowids = distinct(db, layout, gathered.candidates, request.limit);
     if (rowids.length < request.limit && !gathered.exhausted && !gathered.truncated && attempt < WIDEN_ATTEMPTS) continue;
-    return result('plain', hydrate(db, layout, rowids, (_rowid, body) => snippetAround(body, parsed.needles)), gathered);
+    return result('plain', hydrate(db, layout, rowids, (_rowid, body) => snippetAround(body(), parsed.needles)), gathered);
   }
 }
 

@@ -3,11 +3,14 @@
 import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { registerFunctions } from '../../src/store/open.ts';
 import { fixtures } from './legacy-home.ts';
 
+/** Read-only and query-only, with our SQL functions (a search reads span documents' text through one). */
 export function openRead(path: string): Database.Database {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   db.pragma('query_only = ON');
+  registerFunctions(db);
   return db;
 }
 

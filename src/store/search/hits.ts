@@ -91,7 +91,6 @@ interface HitRow extends Omit<SearchHit, 'snippet' | 'sourceLink'> {
   readonly conversationJob: string | null;
   readonly tagProject: string | null;
   readonly source: string | null;
-  readonly body: string;
 }
 
 function hitSql(layout: Layout): string {
@@ -101,16 +100,18 @@ function hitSql(layout: Layout): string {
   const join = layout.conversations ? `LEFT JOIN conversations c ON c.rowid = ${layout.conversationRowid('d.rowid')}` : '';
   const tagProject = layout.tags ? "(SELECT t.value FROM history_tags t WHERE t.id = d.id AND t.type = 'project' LIMIT 1)" : 'NULL';
   return `SELECT d.rowid AS rowid, d.id AS id, d.kind AS kind, d.agent AS agent, d.at AS at, d.link AS link, d.message AS message,
-      d.job AS job, d.run AS run, d.session AS session, d.cursor AS cursor, d.body AS body, ${conversation},
+      d.job AS job, d.run AS run, d.session AS session, d.cursor AS cursor, ${conversation},
       ${tagProject} AS tagProject, ${layout.recordSource} AS source
     FROM history_documents d ${layout.refJoin('d.rowid')} ${join} WHERE d.rowid = ?`;
 }
 
-export type Snippet = (rowid: number, body: string) => string;
+/** A hit's snippet; `text` reads the document's text (derived again for a span document), only when needed. */
+export type Snippet = (rowid: number, text: () => string) => string;
 
 /** Full hits for `rowids`, in that order. */
 export function hydrate(db: Db, layout: Layout, rowids: readonly number[], snippet: Snippet): SearchHit[] {
   const statement = prepared(db, hitSql(layout));
+  const text = prepared(db, `SELECT ${layout.text} FROM history_documents d WHERE d.rowid = ?`).pluck();
   const hits: SearchHit[] = [];
   for (const rowid of rowids) {
     const row = statement.get(rowid) as HitRow | undefined;
@@ -122,7 +123,7 @@ export function hydrate(db: Db, layout: Layout, rowids: readonly number[], snipp
       agent: row.agent,
       // Legacy file records can hold a fractional mtime in this INTEGER column.
       at: Math.trunc(row.at),
-      snippet: snippet(rowid, row.body),
+      snippet: snippet(rowid, () => (text.get(rowid) as string | null) ?? ''),
       link: row.link !== '' ? row.link : conversation !== null ? `/api/conversations/${encodeURIComponent(conversation)}` : '',
       sourceLink: `/api/history/${encodeURIComponent(row.id)}`,
       message: row.message ?? messageOfSource(row.source),

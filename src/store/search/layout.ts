@@ -1,8 +1,9 @@
 // What a store looks like to the search: history.db v1 (documents linked to
-// their conversation through history_document_refs), a migrated history.db
-// (also holding legacy `durable:<recordId>` documents without refs), or a
-// legacy bridge.db (no refs table; before its v8 upgrade not even the
-// conversation tables). The SQL the engines run is assembled from these
+// their conversation through history_document_refs; in stores written since
+// derived document text, span documents keep their text only as a recipe
+// over their bytes), a migrated history.db (also holding legacy
+// `durable:<recordId>` documents without refs), or a legacy bridge.db (no
+// refs table; before its v8 upgrade not even the conversation tables). The SQL the engines run is assembled from these
 // facts, so one code path serves every layout.
 //
 // Expressions take the SQL expression of the document's rowid (`d.rowid`
@@ -11,6 +12,7 @@
 
 import type { Db } from '../open.ts';
 import { hasTable } from '../open.ts';
+import { documentTextSql } from '../schema.ts';
 import { prepared } from '../statements.ts';
 
 export interface Layout {
@@ -33,6 +35,8 @@ export interface Layout {
   readonly lineKey: string;
   /** With `d` joined: the source of the retained record behind the document, or NULL. */
   readonly recordSource: string;
+  /** With `d` joined: the document's text (its body, or for a span document the text derived from its bytes). */
+  readonly text: string;
 }
 
 const cache = new WeakMap<Db, { readonly schema: number; readonly layout: Layout }>();
@@ -85,5 +89,6 @@ function detect(db: Db): Layout {
         ? `CASE WHEN r.doc IS NOT NULL THEN (SELECT lr5.source || char(0) || lr5.generation FROM conversation_records lr5 WHERE lr5.id = r.record) || char(0) || r.line END`
         : 'NULL',
     recordSource: refs ? `CASE WHEN r.doc IS NOT NULL THEN ${refSource} ELSE ${legacySource} END` : legacySource,
+    text: documentTextSql(hasTable(db, 'history_document_spans')),
   };
 }

@@ -82,7 +82,7 @@ export function gatherPlain(db: Db, layout: Layout, needles: readonly string[], 
   if (scope.empty) return { candidates, truncated: false, exhausted: true, examined: 0, passed: 0 };
   const page = prepared(
     db,
-    `SELECT d.rowid AS rowid, d.at AS at, d.body AS body, d.folded AS folded FROM history_documents d ${layout.refJoin('d.rowid')}
+    `SELECT d.rowid AS rowid, d.at AS at, ${layout.text} AS body, d.folded AS folded FROM history_documents d ${layout.refJoin('d.rowid')}
      WHERE d.at <= ? AND NOT (d.at = ? AND d.rowid >= ?)${scope.where} ORDER BY d.at DESC, d.rowid DESC LIMIT ${BATCH}`,
   );
   const split = new SplitLines(needles.length > 1 && layout.refs && layout.records ? fragmentIndex(db).lineOf : new Map(), needles);
