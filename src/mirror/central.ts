@@ -8,6 +8,7 @@ import { recordDocumentRange } from '../store/appender.ts';
 import type { Db } from '../store/open.ts';
 import { hasTable } from '../store/open.ts';
 import { lastReindex, reindexProgress } from '../store/reindex-store.ts';
+import { documentTextSql } from '../store/schema.ts';
 import type { RetainedRecord } from '../../protocols/history.ts';
 import type { ConversationInfo } from '../../protocols/search.ts';
 
@@ -103,10 +104,12 @@ export class CentralView {
     this.records = db.prepare(
       'SELECT id, source, generation, offset, conversation, at, raw, body, part FROM conversation_records WHERE conversation = ? AND id > ? ORDER BY id LIMIT ?',
     );
-    const documentColumns = 'rowid AS rowid, id, kind, agent, at, body, folded, link, message, job, run, session, cursor';
+    // A span document keeps no body centrally (schema.ts, DERIVED_TEXT_FTS_SQL): the replica gets its derived text as the body.
+    const body = documentTextSql(hasTable(db, 'history_document_spans'));
+    const documentColumns = `d.rowid AS rowid, d.id AS id, d.kind AS kind, d.agent AS agent, d.at AS at, ${body} AS body, d.folded AS folded, d.link AS link, d.message AS message, d.job AS job, d.run AS run, d.session AS session, d.cursor AS cursor`;
     // Documents derived from a record are named durable:<record>:<offset> (legacy ones durable:<record>): a range of the primary key.
-    this.documents = db.prepare(`SELECT ${documentColumns} FROM history_documents WHERE id >= ? AND id < ? ORDER BY id`);
-    this.legacyDocument = db.prepare(`SELECT ${documentColumns} FROM history_documents WHERE id = ?`);
+    this.documents = db.prepare(`SELECT ${documentColumns} FROM history_documents d WHERE d.id >= ? AND d.id < ? ORDER BY d.id`);
+    this.legacyDocument = db.prepare(`SELECT ${documentColumns} FROM history_documents d WHERE d.id = ?`);
     this.ref = hasTable(db, 'history_document_refs')
       ? db.prepare('SELECT r.record, c.id AS conversation, r.line FROM history_document_refs r JOIN conversations c ON c.rowid = r.conversation WHERE r.doc = ?')
       : null;

@@ -69,7 +69,8 @@ function identify(db: Db, project: string): 'ours' | 'fresh' | { kind: 'unusable
 
 function create(db: Db, project: string, fts: boolean, now: number): void {
   db.transaction(() => {
-    db.exec(schemaSql({ fts }));
+    // Every body stored: a replica is read by other programs too, which have no history_span_text function.
+    db.exec(schemaSql({ fts, storedBodies: true }));
     db.exec(MIRROR_TABLES_SQL);
     const put = db.prepare('INSERT INTO mirror_meta (key, value) VALUES (?, ?)');
     put.run('schema', String(REPLICA_SCHEMA_VERSION));
