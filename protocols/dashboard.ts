@@ -226,6 +226,6 @@ export interface DashboardReaderApi extends ReaderWorkerApi {
   rawPage(source: string, generation: number, from: number): Promise<RawPage>;
   changes(since: number): Promise<Changes>;
   activity(now: number): Promise<ActivityOutput>;
-  /** The status object `/api/status` returns (see src/dashboard/status.ts). */
+  /** The status object `/api/status` returns: the health object (protocols/health.ts) with the store's counts (src/dashboard/status.ts). */
   status(): Promise<unknown>;
 }

@@ -199,8 +199,13 @@ describe('dashboard API', () => {
   });
 
   test('status and activity answer with the store\'s figures', async () => {
-    const status = await get<{ counts: { records: number; conversations: number }; migration: unknown; capture: { backlogBytes: number } }>('/api/status');
+    const status = await get<{ counts: { records: number; conversations: number }; migration: { phase: string }; capture: { backlog: { bytes: number } }; version: number; home: string }>('/api/status');
     const totals = withStoreAt(fixture.bridgeHome);
+    // The health object (agent-bridge health --json) with the store's counts beside it.
+    assert.equal(status.version, 1);
+    assert.equal(status.home, fixture.bridgeHome);
+    assert.equal(typeof status.capture.backlog.bytes, 'number');
+    assert.notEqual(status.migration.phase, undefined);
     assert.equal(status.counts.conversations >= totals.length, true);
     assert.equal(status.counts.records, totals.reduce((n, c) => n + c.records, 0));
     const activity = await get<{ days: number; series: Record<string, number[]> }>('/api/activity');

@@ -8,6 +8,7 @@
 
 import type { Changes } from '../../protocols/dashboard.ts';
 import type { ReaderPool } from './reader-pool.ts';
+import { statusChangeKey, type DashboardStatus } from './status.ts';
 
 export const EVENTS_TICK_MS = 1000;
 export const STATUS_EVERY_TICKS = 2;
@@ -101,8 +102,8 @@ export class EventHub {
         this.broadcast(frame('records', changes));
       }
       if (this.ticks++ % STATUS_EVERY_TICKS === 0) {
-        const status = (await this.pool.run((api) => api.status(), 0)) as { updatedAt?: number; service?: { updatedAt?: number } | null };
-        const key = JSON.stringify({ ...status, updatedAt: 0 });
+        const status = (await this.pool.run((api) => api.status(), 0)) as DashboardStatus;
+        const key = statusChangeKey(status);
         if (key !== this.statusKey) {
           this.statusKey = key;
           this.broadcast(frame('status', status));

@@ -1,49 +1,22 @@
-// The status object `/api/status` returns. Interim: built here from what the
-// project publishes today (the running service's history.status.json, the
-// writer lock, counts of the store, the migration's progress), the way
-// `agent-bridge status` reads them. The cached health object of issue 13's
-// doctor/health part replaces `buildStatus` once it lands; nothing else in
-// the dashboard depends on how this object is made.
+// The status object `/api/status` returns: the cached health object
+// (src/status/health.ts, the same one `agent-bridge health --json` prints,
+// built from the running service's published status and the writer lock),
+// plus what the store holds. While a service runs its published counts are
+// used; without one the counts come from a small read of history.db at most
+// every COUNTS_TTL_MS, so polling the page never scans the store.
 //
 // Runs on a reader thread (it opens SQLite read-only), never on the thread
 // that serves HTTP.
 
-import type { MigrationProgress } from '../../protocols/migration.ts';
-import type { HistoryStatus } from '../../protocols/service.ts';
-import type { HistoryPaths } from '../config/paths.ts';
-import { ingestEnvDisabled } from '../config/settings.ts';
-import { readMigrationProgress } from '../migration/status.ts';
+import type { HealthStatus } from '../../protocols/health.ts';
 import type { StoreCounts as Counts } from '../../protocols/history.ts';
+import type { HistoryPaths } from '../config/paths.ts';
+import { healthStatus } from '../status/health.ts';
 import { hasTable, openReader, type Db } from '../store/open.ts';
-import { readStatusFile } from '../store/status-file.ts';
-import { WriterLock } from '../store/writer-lock.ts';
 
-export interface CaptureProgress {
-  readonly phase: string;
-  readonly backlogSources: number;
-  readonly backlogBytes: number;
-  /** Raw bytes retained in the store. */
-  readonly capturedBytes: number;
-  /** Share of the current backlog captured since it began (null without a backlog). */
-  readonly percent: number | null;
-  /** Capture rate over the last samples (bytes per second; null until known). */
-  readonly rateBytesPerSecond: number | null;
-  readonly etaSeconds: number | null;
-}
-
-export interface DashboardStatus {
-  readonly home: string;
-  readonly phase: string;
-  readonly writer: { readonly pid: number | null };
+export interface DashboardStatus extends HealthStatus {
+  /** What the store holds (null before anything was captured). */
   readonly counts: Counts | null;
-  readonly capture: CaptureProgress;
-  readonly migration: MigrationProgress | null;
-  readonly batches: { readonly committed: number; readonly p50Ms: number; readonly p99Ms: number } | null;
-  readonly mirror: { readonly phase: string; readonly detail?: string } | null;
-  readonly errors: ReadonlyArray<{ readonly code: string; readonly message: string; readonly path?: string }>;
-  /** The running service's published status (null when none runs). */
-  readonly service: HistoryStatus | null;
-  readonly updatedAt: number;
 }
 
 const COUNTS_TTL_MS = 5000;
@@ -61,34 +34,13 @@ function cheapCounts(db: Db): Counts {
   };
 }
 
-/** Rate and backlog progress from successive samples (kept by the one thread that builds status). */
-export class CaptureTracker {
-  private last: { at: number; bytes: number } | null = null;
-  private rate: number | null = null;
-  private backlogStart = 0;
-
-  sample(now: number, capturedBytes: number, backlogBytes: number): Pick<CaptureProgress, 'percent' | 'rateBytesPerSecond' | 'etaSeconds'> {
-    if (this.last !== null && now - this.last.at >= 500) {
-      const instant = Math.max(0, (capturedBytes - this.last.bytes) / ((now - this.last.at) / 1000));
-      this.rate = this.rate === null ? instant : this.rate * 0.6 + instant * 0.4;
-      this.last = { at: now, bytes: capturedBytes };
-    } else if (this.last === null) {
-      this.last = { at: now, bytes: capturedBytes };
-    }
-    if (backlogBytes <= 0) {
-      this.backlogStart = 0;
-      return { percent: null, rateBytesPerSecond: this.rate, etaSeconds: null };
-    }
-    if (backlogBytes > this.backlogStart) this.backlogStart = backlogBytes;
-    const percent = Math.round(((this.backlogStart - backlogBytes) / this.backlogStart) * 10000) / 100;
-    const etaSeconds = this.rate !== null && this.rate > 0 ? Math.round(backlogBytes / this.rate) : null;
-    return { percent, rateBytesPerSecond: this.rate, etaSeconds };
-  }
+/** Fields that change on every build without anything having happened (left out when deciding whether to push an event). */
+export function statusChangeKey(status: DashboardStatus): string {
+  return JSON.stringify({ ...status, generatedAt: 0, service: { ...status.service, ageMs: 0 } });
 }
 
 export class StatusBuilder {
   private counts: { at: number; value: Counts | null } | null = null;
-  private readonly tracker = new CaptureTracker();
 
   constructor(private readonly paths: HistoryPaths) {}
 
@@ -103,29 +55,9 @@ export class StatusBuilder {
     return this.counts.value;
   }
 
-  /** The one function the dashboard asks for status (see the file comment). */
+  /** The one function the dashboard asks for status. */
   build(now = Date.now()): DashboardStatus {
-    const owner = WriterLock.liveOwner(this.paths.writerLock);
-    const published = readStatusFile(this.paths);
-    const service = published !== null && owner !== null && published.writer.pid === owner.pid ? published : null;
-    const disabled = ingestEnvDisabled();
-    const phase = disabled ? 'disabled' : service !== null ? service.phase : owner !== null ? 'running' : 'stopped';
-    const counts = service?.counts ?? this.storeCounts(now);
-    const backlogBytes = service?.backlog.bytes ?? 0;
-    const capturedBytes = counts?.rawBytes ?? 0;
-    const errors = service === null ? [] : [...(service.lastError === null ? [] : [service.lastError]), ...service.problems.slice(0, 20)];
-    return {
-      home: this.paths.bridgeHome,
-      phase,
-      writer: { pid: owner?.pid ?? null },
-      counts,
-      capture: { phase, backlogSources: service?.backlog.sources ?? 0, backlogBytes, capturedBytes, ...this.tracker.sample(now, capturedBytes, backlogBytes) },
-      migration: service?.migration ?? readMigrationProgress(this.paths),
-      batches: service === null ? null : { committed: service.batches.committed, p50Ms: service.batches.p50Ms, p99Ms: service.batches.p99Ms },
-      mirror: service?.mirror ?? null,
-      errors: errors.map((e) => ({ code: e.code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) })),
-      service,
-      updatedAt: now,
-    };
+    const health = healthStatus(this.paths, { now });
+    return { ...health, counts: health.store ?? this.storeCounts(now) };
   }
 }

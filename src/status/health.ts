@@ -154,6 +154,10 @@ function errorsOf(live: HistoryStatus | null, first: readonly HealthError[]): { 
   for (const error of [live.migration.error, live.migration.tail.conflict]) {
     if (error !== null) add({ origin: 'migration', code: error.code, message: error.message, path: error.path ?? null });
   }
+  // A status file from a build before settings validation has no `config`.
+  for (const p of (live as Partial<HistoryStatus>).config?.problems ?? []) {
+    add({ origin: 'config', code: p.severity === 'error' ? 'CONFIG_INVALID' : 'CONFIG_WARNING', message: p.field === '' ? p.reason : `${p.field}: ${p.reason}`, path: p.file });
+  }
   for (const p of live.problems) add({ origin: p.code === 'CONFIG_INVALID' ? 'config' : 'source', code: p.code, message: p.message, path: p.path });
   if (live.watch.problem !== null) add({ origin: 'watch', code: 'WATCH', message: live.watch.problem, path: null });
   return { errors: all.slice(0, HEALTH_ERRORS_MAX), errorCount: all.length };
