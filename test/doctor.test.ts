@@ -9,7 +9,7 @@
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, rmSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { DoctorCheck } from '../protocols/doctor.ts';
@@ -90,8 +90,8 @@ describe('doctor', () => {
     const { home, ctx } = storeHome();
     const config = join(home, '.agent-bridge', 'config.json');
     writeFileSync(config, '{"history": {"ingest": false,}}');
-    assertFix(only(checkConfig(ctx()), 'config'), 'fail', /config\.json is not valid JSON/, /fix .*config\.json/);
-    writeFileSync(config, JSON.stringify({ history: { ingest: 'no' } }));
+    assertFix(only(checkConfig(ctx()), 'config'), 'fail', /config\.json: not valid JSON/, /fix .*config\.json/);
+    writeFileSync(config, JSON.stringify({ history: { ingest: 'maybe' } }));
     assertFix(only(checkConfig(ctx()), 'config'), 'fail', /history\.ingest/, /last good settings/);
     const run = await cli(['doctor'], envFor(home));
     assert.equal(run.code, 1);
@@ -107,23 +107,48 @@ describe('doctor', () => {
     assert.equal(only(checks, 'quick-check').level, 'ok');
   });
 
-  it('a damaged FTS5 index fails quick_check and the index check, and the named fix repairs it', () => {
-    const { ctx } = storeHome();
-    const path = ctx().paths.historyDb;
-    const db = new Database(path);
+  it('a damaged FTS5 index fails quick_check and the index check, and the named fix (run through the CLI) repairs it', async () => {
+    const { home, manifest } = fixtureHome();
+    const env = envFor(home);
+    assert.equal((await cli(['ingest', '--once', '--pace', 'max'], env)).code, 0);
+    const keyword = Object.keys(manifest.keywords).find((k) => manifest.keywords[k]?.agent === 'claude') as string;
+    const hits = async (): Promise<number> => (JSON.parse((await cli(['search', keyword, '--json'], env)).stdout.toString()) as { hits: unknown[] }).hits.length;
+    const before = await hits();
+    assert.ok(before > 0, `${keyword} is found before the damage`);
+    const ctx = doctorContext(env);
+    const db = new Database(ctx.paths.historyDb);
     db.unsafeMode(true); // shadow tables are protected otherwise: this plays a disk fault
     db.prepare('UPDATE history_fts_data SET block = ? WHERE id = 10').run(Buffer.from('not an fts5 structure record'));
     db.close();
-    const checks = checkStore(ctx().paths);
-    assertFix(only(checks, 'quick-check'), 'fail', /fts5: corrupt structure record/, /VALUES\('rebuild'\)/);
-    assertFix(only(checks, 'fts-index'), 'fail', /FTS5 index is damaged/, /VALUES\('rebuild'\)/);
-    // The fix as printed (the statement inside its quotes), run as the user would.
-    const statement = /"(INSERT INTO history_fts[^"]+)"/.exec(only(checks, 'fts-index').fix ?? '')?.[1] as string;
-    const repair = new Database(path);
-    repair.exec(statement);
-    repair.close();
-    const after = checkStore(ctx().paths);
+    const checks = checkStore(ctx.paths);
+    assertFix(only(checks, 'quick-check'), 'fail', /fts5: corrupt structure record/, /agent-bridge doctor --rebuild-fts/);
+    assertFix(only(checks, 'fts-index'), 'fail', /FTS5 index is damaged/, /agent-bridge doctor --rebuild-fts/);
+    // The fix as printed, run as the user would.
+    const command = /`agent-bridge ([^`]+)`/.exec(only(checks, 'fts-index').fix ?? '')?.[1] as string;
+    const repaired = await cli(command.split(' '), env);
+    assert.equal(repaired.code, 0, repaired.stderr.toString());
+    assert.match(repaired.stdout.toString(), /full-text index rebuilt from \d[\d,]* documents/);
+    const after = checkStore(ctx.paths);
     assert.deepEqual([only(after, 'quick-check').level, only(after, 'fts-index').level], ['ok', 'ok']);
+    assert.equal(await hits(), before, 'the rebuilt index finds what the original found');
+  });
+
+  it('doctor --rebuild-fts refuses while another process is the writer, and on a home with nothing captured', async () => {
+    const { home } = fixtureHome();
+    const env = envFor(home);
+    const nothing = await cli(['doctor', '--rebuild-fts'], env);
+    assert.equal(nothing.code, 1);
+    assert.match(nothing.stderr.toString(), /no history has been captured yet/);
+    assert.equal((await cli(['ingest', '--once', '--pace', 'max'], env)).code, 0);
+    const lockPath = doctorContext(env).paths.writerLock;
+    writeFileSync(lockPath, JSON.stringify({ pid: process.pid, nonce: 'test', start: '', since: Date.now() }));
+    try {
+      const refused = await cli(['doctor', '--rebuild-fts'], env);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr.toString(), /being written by another process \(pid \d+\).*stop it/);
+    } finally {
+      rmSync(lockPath);
+    }
   });
 
   it('a store of a newer schema version fails and is left untouched', () => {

@@ -14,9 +14,10 @@ import { errnoOf, fail, messageOf, ok, warn } from './check.ts';
 /** Above this the WAL is not being checkpointed: a reader holds an old snapshot, or the writer cannot checkpoint. */
 export const WAL_WARN_BYTES = 256 * 1024 * 1024;
 
-const FTS_REBUILD_FIX = `stop the service, then rebuild the index from the stored documents: sqlite3 history.db "INSERT INTO history_fts(history_fts) VALUES('rebuild')"`;
+// The index is derived: rebuilt from the documents, nothing retained is touched (src/doctor/rebuild-fts.ts).
+const FTS_REBUILD_FIX = 'stop the service, then run `agent-bridge doctor --rebuild-fts`';
 
-const BACKUP_FIX = 'stop the service, keep a copy of history.db and its -wal, then rebuild it with `sqlite3 history.db .recover | sqlite3 recovered.db` and put recovered.db in its place';
+const BACKUP_FIX = 'run `agent-bridge recover`: it salvages every readable record into a new store and keeps the damaged file beside it';
 
 function isBusy(error: unknown): boolean {
   return /^SQLITE_(BUSY|LOCKED)/.test(errnoOf(error));
