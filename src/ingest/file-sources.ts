@@ -5,6 +5,7 @@
 // except through the history actor's register/move/touch messages; the
 // scheduler commits what the lanes read.
 
+import { existsSync } from 'node:fs';
 import { serializeError, toHistoryError } from '../../protocols/errors.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
@@ -16,6 +17,7 @@ import { isCorruption, isDiskFull } from '../store/store-errors.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
 import { observe } from './observe.ts';
+import { fsPath } from '../os/byte-paths.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
 import type { ScrubTarget } from './scrubber.ts';
 import { continuesCursor, resolveSource } from './source-moves.ts';
@@ -343,7 +345,7 @@ export class FileSources {
 
   problems(): SourceProblem[] {
     const list: SourceProblem[] = [...this.ports.discovery.skipped];
-    for (const { root, files } of this.table.vanishedRoots(this.ports.discovery.rootPaths, this.passesSinceStart > 0)) {
+    for (const { root, files } of this.table.vanishedRoots(this.ports.discovery.rootPaths, this.passesSinceStart > 0, (folder) => existsSync(fsPath(folder)))) {
       list.push({
         path: root,
         code: 'SOURCE_GONE',

@@ -3,11 +3,14 @@
 // Purely in memory; the committed cursors it holds are copies of what the
 // history actor wrote.
 
-import { sep } from 'node:path';
+import { dirname, sep } from 'node:path';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
 import { FILE_FORMATS } from '../store/reindex-store.ts';
+
+/** Folders of a root's captured files looked at before it is called vanished. */
+const FOLDERS_ASKED = 32;
 
 function isFileFormat(format: string): boolean {
   return (FILE_FORMATS as readonly string[]).includes(format);
@@ -208,25 +211,31 @@ export class SourceTable {
   }
 
   /**
-   * Roots none of whose captured files exist any more (an unmounted folder, a
-   * deleted projects directory), with how many files were captured from
-   * them. Stored sources no discovery found again count once a pass is
-   * complete, like goneCount.
+   * Roots whose captured files all no longer exist and whose folders that held
+   * them are gone too (an unmounted, moved or deleted folder). Files deleted
+   * one by one (Claude Code's 30-day cleanup) leave their folders behind and
+   * are no problem. `folderExists` is asked about at most FOLDERS_ASKED folders
+   * per root, and only for a root whose every file is gone. Stored sources no
+   * discovery found again count once a pass is complete, like goneCount.
    */
-  vanishedRoots(roots: readonly string[], passComplete: boolean): Array<{ root: string; files: number }> {
-    const counts = new Map<string, { files: number; gone: number }>();
+  vanishedRoots(roots: readonly string[], passComplete: boolean, folderExists: (path: string) => boolean): Array<{ root: string; files: number }> {
+    const counts = new Map<string, { files: number; gone: number; folders: Set<string> }>();
     const count = (path: string, gone: boolean): void => {
       const root = roots.find((r) => path.startsWith(r.endsWith(sep) ? r : `${r}${sep}`));
       if (root === undefined) return;
-      const entry = counts.get(root) ?? { files: 0, gone: 0 };
+      const entry = counts.get(root) ?? { files: 0, gone: 0, folders: new Set<string>() };
       entry.files++;
       if (gone) entry.gone++;
+      if (entry.folders.size < FOLDERS_ASKED) entry.folders.add(dirname(path));
       counts.set(root, entry);
     };
     for (const state of this.byId.values()) count(state.plan.path, state.gone);
     for (const row of this.stored.values()) if (!this.byId.has(row.id) && isFileFormat(row.format)) count(row.path, passComplete);
-    return [...counts].filter(([, c]) => c.files > 0 && c.gone === c.files).map(([root, c]) => ({ root, files: c.files }));
+    return [...counts]
+      .filter(([, c]) => c.files > 0 && c.gone === c.files && ![...c.folders].some(folderExists))
+      .map(([root, c]) => ({ root, files: c.files }));
   }
+
 
   /** Whether a visit could capture something or must decide on a new generation. */
   isPending(state: SourceState, settledAt: (mtimeMs: number) => boolean): boolean {
