@@ -50,10 +50,16 @@ export interface RecoveryReport {
   };
   /**
    * File sources whose capture continues where their salvaged records end (verified against the file), starts a new
-   * generation that reads the whole file again (their newest generation has a hole), or starts from the beginning
-   * (none of their records was salvaged).
+   * generation that reads the whole file again (their newest generation has a hole, or ends inside a line with no
+   * salvaged cursor confirming where that line's capture stood), or starts from the beginning (none of their records
+   * was salvaged). `newGenerationSources` names the second kind.
    */
-  readonly recapture: { readonly continued: number; readonly newGeneration: number; readonly fromStart: number };
+  readonly recapture: {
+    readonly continued: number;
+    readonly newGeneration: number;
+    readonly newGenerationSources: readonly string[];
+    readonly fromStart: number;
+  };
 }
 
 /** What one `agent-bridge recover` did: salvaged, found nothing damaged (without --force), or failed. */

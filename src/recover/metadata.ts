@@ -18,6 +18,7 @@
 //   capture times  kept from the damaged store where readable, else unknown.
 
 import { isAbsolute } from 'node:path';
+import { DOCUMENT_FORMATS, type LineFormat } from '../../protocols/records.ts';
 import type { LostGeneration } from '../../protocols/recovery.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { fileSourceRoots, underRoots } from '../sources/file-modules.ts';
@@ -61,6 +62,8 @@ export interface MetadataResult {
   sources: number;
   continued: number;
   newGeneration: number;
+  /** The sources counted in newGeneration. */
+  readonly newGenerationSources: string[];
   fromStart: number;
   readonly lostGenerations: LostGeneration[];
 }
@@ -91,7 +94,7 @@ export class MetadataRebuild {
   private readonly sourceRows: SourceRows;
   private readonly rawAt;
   private readonly spans;
-  readonly result: MetadataResult = { conversations: 0, sources: 0, continued: 0, newGeneration: 0, fromStart: 0, lostGenerations: [] };
+  readonly result: MetadataResult = { conversations: 0, sources: 0, continued: 0, newGeneration: 0, newGenerationSources: [], fromStart: 0, lostGenerations: [] };
 
   constructor(
     private readonly db: Db,
@@ -194,7 +197,8 @@ export class MetadataRebuild {
     const newest = Math.max(...byGeneration.keys());
     const list = byGeneration.get(newest) as RecordSpan[];
     const last = list[list.length - 1] as RecordSpan;
-    const endsLine = this.bytes(source.id, list, newestEnd - 1, newestEnd)[0] === 10;
+    // A record boundary: a line's end, or the end of a one-document file (its bytes carry no newline).
+    const endsLine = DOCUMENT_FORMATS.has(source.format as LineFormat) || this.bytes(source.id, list, newestEnd - 1, newestEnd)[0] === 10;
     const extras = this.db.prepare('SELECT 1 FROM history_cursors WHERE source = ?').get(`source:${source.id}`) !== undefined;
     const agrees = stored.generation === newest && stored.offset === newestEnd && extras;
     let cursor: SourceCursor;
@@ -202,6 +206,7 @@ export class MetadataRebuild {
       // Identity and anchor no file has: the source is visited (its identity "changed") and a new generation starts.
       cursor = { ...EMPTY_CURSOR, generation: newest, offset: newestEnd, identity: CLOSED_GENERATION, anchor: CLOSED_GENERATION, at: last.at };
       this.result.newGeneration++;
+      this.result.newGenerationSources.push(source.id);
     } else if (agrees) {
       cursor = stored;
       this.result.continued++;

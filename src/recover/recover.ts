@@ -118,7 +118,7 @@ export async function recoverStore(paths: HistoryPaths, reason: string, now: () 
       generations: metadata.lostGenerations.slice(0, REPORTED),
       tables: salvaged.missingTables,
     },
-    recapture: { continued: metadata.continued, newGeneration: metadata.newGeneration, fromStart: metadata.fromStart },
+    recapture: { continued: metadata.continued, newGeneration: metadata.newGeneration, newGenerationSources: metadata.newGenerationSources, fromStart: metadata.fromStart },
   };
 }
 
