@@ -17,6 +17,7 @@ import { LIMITS } from '../src/config/limits.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HOME_MIRRORS, replicaName } from '../src/mirror/location.ts';
 import { MirrorSync } from '../src/mirror/mirror-sync.ts';
+import { openWriter } from '../src/store/open.ts';
 import { cli, cliJson, envFor, spawnCli, tempDir } from './helpers/home.ts';
 import { claudeSession, ftsCounts, withReplica } from './helpers/mirror.ts';
 
@@ -93,6 +94,10 @@ describe('mirror steps', () => {
     mkdirSync(project);
     for (let i = 0; i < 3; i++) claudeSession(home, { session: id(300 + i), cwd: project, lines: 4, word: 'beforeword' });
     const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    // A central store in the layout that keeps every body, so that rewriting bodies below plays a reindex that
+    // derives other text (in the derived-text layout a body is a recipe over the raw bytes, which stay as captured).
+    mkdirSync(bridge, { recursive: true });
+    openWriter(join(bridge, 'history.db'), { storedBodies: true }).close();
     assert.equal((await cli(['ingest', '--once', '--pace', 'max'], env)).code, 0);
     const replica = join(bridge, HOME_MIRRORS, replicaName(project));
     assert.deepEqual(ftsCounts(replica, 'beforeword'), { fts: 12, bodies: 12 });
