@@ -7,6 +7,7 @@
 // exactly one source whose current generation equals the file.
 
 import Database from 'better-sqlite3';
+import { registerFunctions } from '../../src/store/open.ts';
 import { readFileSync } from 'node:fs';
 import type { SoakFiles } from './soak-files.ts';
 
@@ -29,6 +30,8 @@ function isSoakSource(id: string, roots: readonly string[]): boolean {
 export function checkStore(dbPath: string, files: SoakFiles, roots: readonly string[], seen: SeenRecords, complete: boolean): string[] {
   const failures: string[] = [];
   const db = new Database(dbPath, { fileMustExist: true });
+  // Span documents' text (history_fts's content) is derived by a function of ours.
+  registerFunctions(db);
   try {
     const one = (sql: string): number => db.prepare(sql).pluck().get() as number;
     const dup = one('SELECT count(*) FROM (SELECT 1 FROM conversation_records GROUP BY source, generation, offset HAVING count(*) > 1)');
