@@ -9,6 +9,7 @@
 // VERIFY_FAILED, stopping all capture.
 
 import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -70,7 +71,33 @@ describe('a moved source', () => {
     appendFileSync(moved, codexLine('appended after the reindex', 5));
     await run(['ingest', '--once', '--pace', 'max', '--verify'], env, 'capture after the reindex');
     assert.deepEqual(strayRecords(home), [], 'every record carries its source row conversation after the reindex');
-    const lines = withStore(home, (db) => db.prepare("SELECT count(*) FROM conversation_records WHERE source = ? AND generation = 0").pluck().get(taken) as number);
-    assert.equal(lines, 4, 'the four lines of the moved file are captured once each, in generation 0');
+    // One record per process that found new bytes: the file's first line, then each line appended after it.
+    const records = withStore(home, (db) => db.prepare('SELECT count(*) FROM conversation_records WHERE source = ? AND generation = 0').pluck().get(taken) as number);
+    assert.equal(records, 4, 'the moved file is captured once, in generation 0');
+    assert.equal(withStore(home, (db) => db.prepare('SELECT max(generation) FROM conversation_records WHERE source = ?').pluck().get(taken) as number), 0, 'no new generation');
+  });
+
+  it('reindexes a store whose records carry another conversation than their source row (written before that was kept)', async () => {
+    const home = tempDir();
+    const env = envFor(home);
+    const a = rolloutPath(home);
+    const b = rolloutPath(home);
+    writeFileSync(a.path, codexLine('alpha line one', 0) + codexLine('alpha line two', 1));
+    writeFileSync(b.path, codexLine('bravo line one', 2));
+    await run(['ingest', '--once', '--pace', 'max'], env, 'capture');
+    const documents = (): unknown => withStore(home, (db) => db.prepare("SELECT id, kind, agent, at FROM history_documents WHERE id LIKE 'durable:%' ORDER BY id").all());
+    const before = documents();
+    // Such a store: a's row names b's conversation while a's records carry a's own (records themselves never change).
+    const db = new Database(join(home, '.agent-bridge', 'history.db'));
+    try {
+      assert.equal(db.prepare('UPDATE conversation_sources SET conversation = ? WHERE id = ?').run(`codex:${b.thread}`, a.path).changes, 1);
+    } finally {
+      db.close();
+    }
+    await run(['reindex'], env, 'reindex');
+    assert.deepEqual(documents(), before, 'the reindex derives the documents the records were captured as');
+    const stray = strayRecords(home);
+    assert.ok(stray.length > 0, "a's records are still there");
+    assert.deepEqual(stray.map((r) => [r.source, r.conversation]), stray.map(() => [a.path, `codex:${a.thread}`]), "a's records keep the conversation they were captured in");
   });
 });
