@@ -53,7 +53,10 @@ export interface SourceCursor extends CursorFacts {
 export interface StoredSource {
   readonly id: string;
   readonly path: string;
+  /** The conversation the source was registered with; its records belong to it whatever its file is named now. */
   readonly conversation: string;
+  /** That conversation's session, null when the conversation has no row. */
+  readonly session: string | null;
   readonly format: string;
   readonly checked: number;
   readonly cursor: SourceCursor;

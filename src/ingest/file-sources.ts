@@ -125,7 +125,8 @@ export class FileSources {
       }
       if (plan === null) continue;
       const resolution = await resolveSource(table, plan.path, plan.id, { observe: async (path) => (await observe(path))[0], continues: continuesCursor });
-      plan = { ...plan, id: resolution.id };
+      // A registered source (found again, moved or replaced) stays in its conversation; a new one takes its name's.
+      plan = table.inRegisteredConversation({ ...plan, id: resolution.id });
       if (resolution.kind !== 'moved') {
         plans.push(plan);
         continue;

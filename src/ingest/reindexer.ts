@@ -126,7 +126,9 @@ export class Reindexer {
         // As capture decided it: the line went on in bytes already on disk (not a half-written line).
         continues: cutByLimit(bytes, LIMITS.chunkBytes, HOLD_BACK_FORMATS.has(format) ? HOLD_BACK_BYTES : 0),
         ...(midLine && lineHead !== null ? { lineHead } : {}),
-        context: { conversation: file.conversation, session: file.session, ownAgentId },
+        // The conversation capture gave the record (a store written before sources kept their
+        // registered conversation across a move may hold records of another one than the row's).
+        context: { conversation: record.conversation, session: file.session, ownAgentId },
       };
       if (bytes.length > 0) lineHead = endsLine ? null : nextLineHead(midLine ? lineHead : null, midLine, bytes);
       midLine = bytes.length > 0 ? !endsLine : midLine;
@@ -150,7 +152,7 @@ export class Reindexer {
     const result = await this.ports.parse(task);
     return {
       source: file.id,
-      conversation: file.conversation,
+      conversation: record.conversation,
       generation: record.generation,
       offset: record.offset,
       bytes: result.bytes,

@@ -127,6 +127,22 @@ export class SourceTable {
     return row === undefined ? undefined : hasByteCursor(row) ? row.cursor : EMPTY_CURSOR;
   }
 
+  /**
+   * `plan` in the conversation its source was registered with. A source's
+   * records all belong to that conversation (conversation_sources, from which
+   * a reindex derives them again), even when its file has since moved to a
+   * name that classifies as another conversation (a new file that took the
+   * name of an archived rollout, archived in turn under its own thread's
+   * name). A plan of no registered source is returned as it is.
+   */
+  inRegisteredConversation(plan: SourcePlan): SourcePlan {
+    const active = this.byId.get(plan.id);
+    if (active !== undefined) return active.plan.conversation.id === plan.conversation.id ? plan : { ...plan, conversation: active.plan.conversation };
+    const row = this.stored.get(plan.id);
+    if (row === undefined || row.conversation === plan.conversation.id) return plan;
+    return { ...plan, conversation: { ...plan.conversation, id: row.conversation, session: row.session ?? plan.conversation.session } };
+  }
+
   /** `wanted`, or the first `wanted#<n>` no stored or active source uses (a new file at the name of one that moved away). */
   freeId(wanted: string): string {
     if (!this.byId.has(wanted) && !this.stored.has(wanted)) return wanted;

@@ -79,10 +79,12 @@ export class RecordAppender {
     }
     const existing = this.existingRecord.get(record.source, record.generation, record.offset) as { id: number; conversation: string; raw: Uint8Array };
     const raw = Buffer.from(record.raw.buffer, record.raw.byteOffset, record.raw.byteLength);
-    if (existing.conversation !== record.conversation || Buffer.compare(Buffer.from(existing.raw), raw) !== 0) {
+    const sameBytes = Buffer.compare(Buffer.from(existing.raw), raw) === 0;
+    if (existing.conversation !== record.conversation || !sameBytes) {
+      const what = sameBytes ? `belongs to conversation ${existing.conversation}, not ${record.conversation}` : 'differs from what was read now';
       throw new HistoryError(
         'VERIFY_FAILED',
-        `retained record at ${record.source} generation ${record.generation} offset ${record.offset} differs from what was read now`,
+        `retained record at ${record.source} generation ${record.generation} offset ${record.offset} ${what}`,
         { step: 'append record', path: record.source },
       );
     }

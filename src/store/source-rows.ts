@@ -40,6 +40,7 @@ interface SourceRow {
   id: string;
   path: string;
   conversation: string;
+  session: string | null;
   format: string;
   generation: number;
   offset: number;
@@ -87,6 +88,7 @@ function toStored(row: SourceRow): StoredSource {
     id: row.id,
     path: row.path,
     conversation: row.conversation,
+    session: row.session,
     format: row.format,
     checked: row.checked,
     cursor: {
@@ -106,8 +108,9 @@ function toStored(row: SourceRow): StoredSource {
 }
 
 const SELECT_SOURCES = `
-  SELECT s.id, s.path, s.conversation, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra, f.cursor AS fragment
-  FROM conversation_sources s LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id
+  SELECT s.id, s.path, s.conversation, v.session AS session, s.format, s.generation, s.offset, s.identity, s.anchor, s.checked, c.cursor AS extra, f.cursor AS fragment
+  FROM conversation_sources s LEFT JOIN conversations v ON v.id = s.conversation
+  LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id
   LEFT JOIN history_cursors f ON f.source = 'durable-fragment:' || s.id || ':' || s.generation`;
 
 /** Every file source (rows of other formats included; callers filter). */
