@@ -117,8 +117,12 @@ if (access === 'namespace') {
         assert.equal(waiting.lastError?.code, 'STORE_FULL');
         assert.ok(waiting.lastError?.message.includes(historyDb), waiting.lastError?.message);
         assert.match(waiting.lastError?.message ?? '', /no space left.*waits and retries by itself/);
-        const human = (await cli(['status'], env)).stdout.toString('utf8');
-        assert.match(human, /paused:\s+disk-full/);
+        // `status` is a new process: under load it may read the moment between a cooldown's end and the next failed
+        // retry, so it is asked until it shows a wait (within the test's deadline), then checked whole.
+        const human = await until('status to show the wait', async () => {
+          const text = (await cli(['status'], env)).stdout.toString('utf8');
+          return /paused:\s+disk-full/.test(text) ? text : null;
+        });
         assert.match(human, /STORE_FULL: no space left/);
         // Several retries later, still consistent, and still waiting.
         for (let i = 0; i < 3; i++) {
@@ -176,8 +180,7 @@ if (access === 'namespace') {
         assert.equal(waiting.phase, 'migrating');
         assert.equal(waiting.migration.pausedBy, 'retry');
         assert.match(waiting.migration.error?.message ?? '', /no space left for .*the migration waits and retries by itself/);
-        const human = (await cli(['status'], env)).stdout.toString('utf8');
-        assert.match(human, /no space left/);
+        await until('status to say why the migration waits', async () => /no space left/.test((await cli(['status'], env)).stdout.toString('utf8')));
         resizeTmpfs(bridgeHome, 96 * MiB);
         await until('the migration to complete', async () => (await liveStatus(env))?.migration.phase === 'verified');
       } finally {
