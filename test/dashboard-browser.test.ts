@@ -205,7 +205,9 @@ describe('dashboard in chromium', () => {
     await page.waitForFunction(
       () => {
         const el = document.querySelector('progress[aria-label^="Backlog captured"]');
-        return el !== null && el.hasAttribute('value') && document.querySelector('main')?.textContent?.includes('waiting') === true;
+        // The page follows the published status: a backlog can be found (waiting) a status before capture begins (ingesting).
+        const text = document.querySelector('main')?.textContent ?? '';
+        return el !== null && el.hasAttribute('value') && text.includes('waiting') && text.includes('ingesting');
       },
       undefined,
       { timeout: 90_000, polling: 250 },
