@@ -31,11 +31,13 @@ function brokerSends(broker: Database.Database, word: string): void {
 
 test('sustained pressure during the snapshot releases the bridge.db read transaction; the snapshot resumes with the same file', async (t) => {
   const home = await legacyHome();
-  t.after(() => home.cleanup());
   const paths = resolvePaths(home.env);
   const broker = new Database(paths.bridgeDb);
   broker.pragma('busy_timeout = 0');
-  t.after(() => broker.close());
+  t.after(() => {
+    broker.close();
+    home.cleanup();
+  });
 
   let runner: MigrationRunner | null = null;
   let snapshotAtPause: string[] = [];

@@ -31,12 +31,17 @@ async function until(service: HistoryService, what: string, check: (s: HistorySt
 
 test('serve mode: pressure pauses the migration, a latched failure blocks ingestion, reindex --retry goes through the running service', async (t) => {
   const home = await legacyHome();
-  t.after(() => home.cleanup());
   const paths = resolvePaths(home.env);
   seedCursorConflict(paths.historyDb);
 
   const service = new HistoryService({ env: home.env, mode: 'serve', pace: 'max' });
-  t.after(() => service.stop());
+  // One hook, in this order: after hooks run first-registered first, and a
+  // failing hook skips the rest, so a home removed under a live service both
+  // fails and leaves the service's worker holding the test process open.
+  t.after(async () => {
+    await service.stop();
+    home.cleanup();
+  });
   service.pressure(true); // the broker is busy from the start
   await service.start();
   const paused = await until(service, 'a paused migration', (s) => s.migration.phase === 'paused');

@@ -86,6 +86,6 @@ export async function legacyHome(options: HomeOptions = {}): Promise<TestHome> {
     home,
     manifest: entry.manifest,
     env: { ...process.env, HOME: join(root, 'user'), AGENT_BRIDGE_HOME: home, CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex'), XDG_DATA_HOME: join(root, 'xdg') },
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
+    cleanup: () => rmSync(root, { recursive: true, force: true, maxRetries: 5 }),
   };
 }
