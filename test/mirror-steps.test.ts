@@ -87,6 +87,56 @@ describe('mirror steps', () => {
     assert.ok(sweeps <= 6, `a sweep of 71 conversations in steps of 32 (${sweeps} steps)`);
   });
 
+  it('stops adding records once a step has copied its byte budget (one record may cross it)', async () => {
+    const home = tempDir();
+    const bridge = join(tempDir('abh-bytes-'), 'bridge');
+    const project = join(tempDir('abh-bytes-project-'), 'wide');
+    mkdirSync(project);
+    // A record is at most a 64 KiB chunk of lines: these make records of 30 to 64 KiB, a few of them to a step.
+    claudeSession(home, { session: id(200), cwd: project, lines: 24, word: 'widewren', fill: 30_000 });
+    claudeSession(home, { session: id(201), cwd: project, lines: 2, word: 'widewren', fill: 300_000 });
+    claudeSession(home, { session: id(202), cwd: project, lines: 40, word: 'widewren', fill: 200 });
+    const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    const capture = await cli(['ingest', '--once', '--pace', 'max'], { ...env, AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
+    assert.equal(capture.code, 0, capture.stderr);
+
+    const replica = join(bridge, HOME_MIRRORS, replicaName(project));
+    const sizes = (): Map<number, number> =>
+      new Map(
+        existsSync(replica)
+          ? withReplica(replica, (db) => db.prepare('SELECT id, length(raw) + length(CAST(body AS BLOB)) AS size FROM conversation_records').raw().all() as Array<[number, number]>)
+          : [],
+      );
+    const budget = LIMITS.mirrorStepBytes;
+    const sync = new MirrorSync({ paths: resolvePaths(env), env, limits: LIMITS, mode: 'once' });
+    const perStep: number[][] = [];
+    for (let more = true, steps = 0; more; steps++) {
+      const before = sizes();
+      const result = await sync.step();
+      const added = [...sizes()].filter(([id]) => !before.has(id)).map(([, size]) => size);
+      assert.equal(added.length, result.copied);
+      if (added.length > 0) perStep.push(added);
+      more = result.more;
+      assert.ok(steps < 1000);
+    }
+    sync.close();
+    const central = new Database(join(bridge, 'history.db'), { readonly: true });
+    const captured = central.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number;
+    const found = central.prepare('SELECT count(*) FROM history_fts WHERE history_fts MATCH ?').pluck().get('"widewren"') as number;
+    central.close();
+    assert.equal(sizes().size, captured, 'every record copied');
+    for (const step of perStep) {
+      const total = step.reduce((a, b) => a + b, 0);
+      assert.ok(step.length <= 8, `${step.length} records in a step`);
+      // The budget stops the step after the record that reaches it: all but the largest stay below it.
+      assert.ok(step.length === 1 || total - Math.max(...step) < budget, `a step of ${step.length} records and ${total} bytes (budget ${budget})`);
+    }
+    assert.ok(perStep.some((step) => step.length > 1 && step.reduce((a, b) => a + b, 0) >= budget), 'a step ends at the budget, not at 8 records');
+    assert.ok(perStep.length >= Math.ceil(captured / 8) + 3, `more steps (${perStep.length}) than 8 records each would take`);
+    assert.ok(found >= 66, `every line is a document centrally (${found})`);
+    assert.deepEqual(ftsCounts(replica, 'widewren'), { fts: found, bodies: found });
+  });
+
   it('brings documents up to date after a central reindex, without copying records again', async () => {
     const home = tempDir();
     const bridge = join(tempDir('abh-reindexed-'), 'bridge');

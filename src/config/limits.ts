@@ -92,6 +92,14 @@ export interface Limits {
   readonly mirrorRecordsPerStep: number;
   /** ... and metadata ids (conversations, projects) checked per step (32). */
   readonly mirrorIdsPerStep: number;
+  /**
+   * ... and the bytes (raw plus body) of the records a step copies: it stops
+   * adding records once they reach this, allowing one record to cross it (as
+   * capture's batchBodyBytes). A record is up to a 64 KiB chunk: eight of
+   * them with their documents' FTS inserts made steps of 150-300 ms
+   * (bench/mirror.ts); a step's latency follows its bytes, not its count.
+   */
+  readonly mirrorStepBytes: number;
   /** A deferred or refused project is tried again this long after. */
   readonly mirrorRecheckMs: number;
   /** How often `serve` looks whether a synced replica is still there (the owner may delete it). */
@@ -147,6 +155,7 @@ export const LIMITS: Limits = {
   spotCheckBytes: 4096,
   mirrorRecordsPerStep: 8,
   mirrorIdsPerStep: 32,
+  mirrorStepBytes: 64 * 1024,
   mirrorRecheckMs: 5000,
   mirrorVerifyMs: 30_000,
   mirrorOpenReplicas: 32,

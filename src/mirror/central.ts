@@ -164,8 +164,21 @@ export class CentralView {
     return this.countAfter.get(conversation, after) as number;
   }
 
-  readRecords(conversation: string, after: number, limit: number): RecordRow[] {
-    return this.records.all(conversation, after, limit) as RecordRow[];
+  /**
+   * Up to `limit` records of a conversation after `after`, in id order,
+   * stopping after the record that brings their bytes (raw plus body) to
+   * `bytes` (so at least one). Rows are stepped one at a time: a record past
+   * the budget is never read.
+   */
+  readRecords(conversation: string, after: number, limit: number, bytes: number): { records: RecordRow[]; more: boolean } {
+    const records: RecordRow[] = [];
+    let size = 0;
+    for (const record of this.records.iterate(conversation, after, limit) as IterableIterator<RecordRow>) {
+      records.push(record);
+      size += record.raw.byteLength + Buffer.byteLength(record.body);
+      if (size >= bytes && records.length < limit) return { records, more: true };
+    }
+    return { records, more: records.length === limit };
   }
 
   documentsOf(record: number): DocumentRow[] {

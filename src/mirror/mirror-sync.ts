@@ -33,7 +33,7 @@ import { ReplicaMismatch } from './replica-writer.ts';
 
 export type MirrorLimits = Pick<
   Limits,
-  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorRecheckMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
+  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'mirrorRecheckMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
 >;
 
 export interface MirrorSyncOptions {
@@ -152,7 +152,11 @@ export class MirrorSync {
       return;
     }
     const central = this.central as { view: CentralView };
-    const limits = { recordsPerStep: this.options.limits.mirrorRecordsPerStep, idsPerStep: this.options.limits.mirrorIdsPerStep };
+    const limits = {
+      recordsPerStep: this.options.limits.mirrorRecordsPerStep,
+      idsPerStep: this.options.limits.mirrorIdsPerStep,
+      stepBytes: this.options.limits.mirrorStepBytes,
+    };
     this.entries.set(project, {
       project,
       location: replicaLocation(this.placement, project),

@@ -10,8 +10,9 @@
 //          conversation whose newest central record is past the replica's
 //          cursor becomes dirty. No raw byte or body is read.
 //   copy   up to `recordsPerStep` records of dirty conversations after their
-//          cursors, byte for byte, with the documents derived from them, and
-//          the cursors, in one replica transaction.
+//          cursors, and no more once they reach `stepBytes` (one record may
+//          cross it), byte for byte, with the documents derived from them,
+//          and the cursors, in one replica transaction.
 //
 // A sweep runs whenever the central store changed since the last one began
 // (its data_version), so a late job binding, a project learned later or a
@@ -30,6 +31,8 @@ import type { ReplicaWriter } from './replica-writer.ts';
 export interface SyncLimits {
   readonly recordsPerStep: number;
   readonly idsPerStep: number;
+  /** Bytes (raw plus body) after which a copy step takes no further record. */
+  readonly stepBytes: number;
 }
 
 interface Sweep {
@@ -183,29 +186,31 @@ export class ProjectSync {
     if (this.dirty.size === 0) return 0;
     let copied = 0;
     let read = 0;
-    const done: Array<{ conversation: string; pending: number; last: number; full: boolean }> = [];
+    let bytes = 0;
+    const done: Array<{ conversation: string; pending: number; count: number; last: number; full: boolean }> = [];
     this.replica.db
       .transaction(() => {
         for (const [conversation, pending] of this.dirty) {
           const want = this.limits.recordsPerStep - read;
-          if (want <= 0) break;
-          const records = this.central.readRecords(conversation, this.replica.cursor(conversation), want);
+          if (want <= 0 || bytes >= this.limits.stepBytes) break;
+          const { records, more } = this.central.readRecords(conversation, this.replica.cursor(conversation), want, this.limits.stepBytes - bytes);
           read += records.length;
           for (const record of records) {
+            bytes += record.raw.byteLength + Buffer.byteLength(record.body);
             if (this.replica.putRecord(record)) copied++;
             this.copyDocuments(record.id);
           }
           const last = records.at(-1);
           if (last !== undefined) this.replica.setCursor(conversation, last.id);
-          done.push({ conversation, pending, last: last?.id ?? 0, full: records.length === want });
+          done.push({ conversation, pending, count: records.length, last: last?.id ?? 0, full: more });
         }
       })
       .immediate();
     // After the commit: the in-memory queue follows what is durable.
-    for (const { conversation, pending, last, full } of done) {
+    for (const { conversation, pending, count, last, full } of done) {
       this.dirty.delete(conversation);
-      // A conversation that filled the budget may have more: to the back of the queue.
-      if (full && this.central.lastRecord(conversation) > last) this.dirty.set(conversation, Math.max(1, pending - this.limits.recordsPerStep));
+      // A conversation that filled a budget may have more: to the back of the queue.
+      if (full && this.central.lastRecord(conversation) > last) this.dirty.set(conversation, Math.max(1, pending - count));
     }
     this.records += copied;
     if (this.dirty.size === 0 && this.sweep === null) this.syncedAt = this.now();
