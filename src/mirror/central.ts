@@ -167,18 +167,18 @@ export class CentralView {
   /**
    * Up to `limit` records of a conversation after `after`, in id order,
    * stopping after the record that brings their bytes (raw plus body) to
-   * `bytes` (so at least one). Rows are stepped one at a time: a record past
-   * the budget is never read.
+   * `budget` (so at least one), with the bytes they came to. Rows are stepped
+   * one at a time: a record past the budget is never read.
    */
-  readRecords(conversation: string, after: number, limit: number, bytes: number): { records: RecordRow[]; more: boolean } {
+  readRecords(conversation: string, after: number, limit: number, budget: number): { records: RecordRow[]; bytes: number; more: boolean } {
     const records: RecordRow[] = [];
-    let size = 0;
+    let bytes = 0;
     for (const record of this.records.iterate(conversation, after, limit) as IterableIterator<RecordRow>) {
       records.push(record);
-      size += record.raw.byteLength + Buffer.byteLength(record.body);
-      if (size >= bytes && records.length < limit) return { records, more: true };
+      bytes += record.raw.byteLength + Buffer.byteLength(record.body);
+      if (bytes >= budget && records.length < limit) return { records, bytes, more: true };
     }
-    return { records, more: records.length === limit };
+    return { records, bytes, more: records.length === limit };
   }
 
   documentsOf(record: number): DocumentRow[] {

@@ -193,16 +193,17 @@ export class ProjectSync {
         for (const [conversation, pending] of this.dirty) {
           const want = this.limits.recordsPerStep - read;
           if (want <= 0 || bytes >= this.limits.stepBytes) break;
-          const { records, more } = this.central.readRecords(conversation, this.replica.cursor(conversation), want, this.limits.stepBytes - bytes);
+          const page = this.central.readRecords(conversation, this.replica.cursor(conversation), want, this.limits.stepBytes - bytes);
+          const { records } = page;
           read += records.length;
+          bytes += page.bytes;
           for (const record of records) {
-            bytes += record.raw.byteLength + Buffer.byteLength(record.body);
             if (this.replica.putRecord(record)) copied++;
             this.copyDocuments(record.id);
           }
           const last = records.at(-1);
           if (last !== undefined) this.replica.setCursor(conversation, last.id);
-          done.push({ conversation, pending, count: records.length, last: last?.id ?? 0, full: more });
+          done.push({ conversation, pending, count: records.length, last: last?.id ?? 0, full: page.more });
         }
       })
       .immediate();
