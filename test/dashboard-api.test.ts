@@ -91,6 +91,8 @@ describe('dashboard API', () => {
     }
     const found = await get<SearchHistoryOutput>('/api/search?q=quokkaflux');
     assert.equal(found.hits.length, 2, 'the fixture keyword is found');
+    const timed = await http(dash.port, '/api/search?q=quokkaflux', { headers: bearer(dash.token) });
+    assert.match(String(timed.headers['server-timing']), /^read;dur=\d+\.\d\d$/, 'the reader thread\'s time, for browsers and the bench');
   });
 
   test('search: bad input is refused by both, the API with 400 {error: {code, message}} naming the field', async () => {

@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { cli, spawnCli } from './helpers/home.ts';
 import { bearer, http, startDashboardProcess, type RunningDashboard } from './helpers/dashboard.ts';
 import { fixtureHome, homeEnv, searchTempDir, type FixtureHome } from './helpers/search-homes.ts';
+import { assetVersion, loadAssets } from '../src/dashboard/routes/pages.ts';
 
 const ROUTES = [
   '/',
@@ -116,7 +117,7 @@ describe('dashboard security over HTTP', () => {
     const session = setCookie.split(';')[0] as string;
     const page = await http(dash.port, '/status', { headers: { Cookie: session } });
     assert.equal(page.status, 200);
-    assert.match(page.body.toString('utf8'), /<script type="module" src="\/assets\/app\.js"><\/script>/);
+    assert.match(page.body.toString('utf8'), /<script type="module" src="\/assets\/[0-9a-f]{12}\/app\.js"><\/script>/);
     assert.doesNotMatch(page.body.toString('utf8'), /<script>|\son[a-z]+=/i, 'the shell has no inline script or handler');
     assertHeaders(page, 'the shell');
     const asset = await http(dash.port, '/assets/app.js', { headers: { Cookie: session } });
@@ -126,6 +127,28 @@ describe('dashboard security over HTTP', () => {
     const bad = await http(dash.port, '/login?token=' + 'x'.repeat(43));
     assert.equal(bad.status, 401);
     assert.equal(bad.headers['set-cookie'], undefined);
+  });
+
+  test('the shell names its assets under a version a browser may keep; another version is not served', async () => {
+    const auth = bearer(dash.token);
+    const shell = (await http(dash.port, '/search', { headers: auth })).body.toString('utf8');
+    const version = /src="\/assets\/([0-9a-f]{12})\/app\.js"/.exec(shell)?.[1];
+    assert.ok(version !== undefined, 'app.js is loaded under a version');
+    const linked = [...shell.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
+    assert.ok(linked.length >= 4, `the shell links its modules, style sheet and icon: ${linked.join(' ')}`);
+    for (const path of linked) {
+      assert.ok(path.startsWith(`/assets/${version}/`), `${path} is under the version`);
+      const kept = await http(dash.port, path, { headers: auth });
+      assert.equal(kept.status, 200, path);
+      assert.match(String(kept.headers['cache-control']), /immutable/, `${path} may be kept`);
+      assertHeaders(kept, path);
+      const plain = await http(dash.port, path.replace(`/${version}/`, '/'), { headers: auth });
+      assert.deepEqual(plain.body, kept.body, `${path}: the same file as without the version`);
+      assert.equal(plain.headers['cache-control'], 'no-cache', `${path} without the version is asked again every time`);
+    }
+    const other = version === '000000000000' ? '111111111111' : '000000000000';
+    assert.equal((await http(dash.port, `/assets/${other}/app.js`, { headers: auth })).status, 404, 'another version is not served');
+    assert.equal((await http(dash.port, `/assets/${version}/app.js`)).status, 401, 'a versioned asset needs credentials too');
   });
 
   test('traversal in asset paths, conversation ids, document ids and source ids reads nothing from disk', async () => {
@@ -190,5 +213,27 @@ describe('dashboard security over HTTP', () => {
       await exited;
       assert.doesNotMatch(err, /dashboard|token=/, `${args.join(' ')} with ${JSON.stringify(config)}`);
     }
+  });
+});
+
+describe('asset version', () => {
+  test('changes when any asset byte or name changes, and only then', () => {
+    const assets = loadAssets();
+    const version = assetVersion(assets);
+    assert.match(version, /^[0-9a-f]{12}$/);
+    assert.equal(assetVersion(new Map([...assets].reverse())), version, 'the order assets were read in does not matter');
+    for (const name of ['app.js', 'app.css', 'favicon.svg']) {
+      const asset = assets.get(name);
+      assert.ok(asset, name);
+      const body = Uint8Array.from(asset.body);
+      body[body.length - 1] = (body[body.length - 1] as number) ^ 1;
+      assert.notEqual(assetVersion(new Map(assets).set(name, { ...asset, body })), version, `${name} with one byte changed`);
+    }
+    const renamed = new Map(assets);
+    const css = renamed.get('app.css');
+    assert.ok(css);
+    renamed.delete('app.css');
+    renamed.set('app2.css', css);
+    assert.notEqual(assetVersion(renamed), version, 'a renamed asset');
   });
 });

@@ -69,6 +69,15 @@ export class ReaderPool {
     return best;
   }
 
+  /**
+   * Start every thread now, so that no request pays for a thread's start
+   * (loading the reader module and opening the store take longer than most
+   * searches).
+   */
+  warm(): void {
+    for (let i = 0; i < this.slots.length; i++) this.slot(i);
+  }
+
   /** Run `call` on the least busy thread (or on thread `pin`). */
   async run<T>(call: ReaderCall<T>, pin?: number): Promise<T> {
     const slot = this.slot(pin ?? this.leastBusy());

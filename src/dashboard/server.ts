@@ -57,6 +57,7 @@ export async function startDashboard(options: DashboardOptions = {}): Promise<Da
     throw new HistoryError('STORE_IO', `cannot listen on ${address.urlHost}:${port}: ${(error as Error).message}`);
   }
   port = (server.address() as AddressInfo).port;
+  pool.warm();
   const url = `http://${address.urlHost}:${port}/`;
   return {
     url,

@@ -20,7 +20,11 @@ function url(c: Context): URL {
 
 async function json(c: Context, work: () => Promise<unknown>): Promise<Response> {
   try {
-    return c.json(await work());
+    const started = performance.now();
+    const result = await work();
+    // How long the reader thread took, hop included (browsers show it; bench/dashboard.ts reports it).
+    c.header('Server-Timing', `read;dur=${(performance.now() - started).toFixed(2)}`);
+    return c.json(result);
   } catch (error) {
     return errorResponse(c, error);
   }

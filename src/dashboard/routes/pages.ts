@@ -1,9 +1,15 @@
 // Pages and assets. Every page is the same shell (the client renders the
 // view its path names); assets are the files of ../assets, read once at
 // start into memory and looked up by exact name: a request path never
-// reaches the file system. `/login?token=` exchanges the token for the
-// session cookie and redirects to a URL without it.
+// reaches the file system. The shell names them under
+// `/assets/<version>/`, a digest of every asset, so a browser keeps them
+// (immutable) and a page load after the first asks only for the shell and
+// its data; other dashboard files give other paths. Modules import each
+// other relatively, so they stay under the same version. `/login?token=`
+// exchanges the token for the session cookie and redirects to a URL without
+// it.
 
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,12 +36,21 @@ export function loadAssets(dir = fileURLToPath(new URL('../assets/', import.meta
   return assets;
 }
 
+/** The path segment that versions these assets: the first 12 hex of a digest of their names and bytes. */
+export function assetVersion(assets: ReadonlyMap<string, Asset>): string {
+  const hash = createHash('sha256');
+  for (const [name, asset] of [...assets].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${name}\0${asset.body.byteLength}\0`).update(asset.body);
+  return hash.digest('hex').slice(0, 12);
+}
+
+const IMMUTABLE = 'private, max-age=31536000, immutable';
+
 export const PAGE_PATHS = ['/', '/search', '/conversations', '/c/*', '/sources', '/status'];
 
-/** The page shell; every module is preloaded at once, so the imports do not load one after another. */
-export function shell(modules: readonly string[]): string {
+/** The page shell with its assets under `/assets/<version>/`; every module is preloaded at once, so the imports do not load one after another. */
+export function shell(modules: readonly string[], version: string): string {
   const preload = modules.map((name) => `<link rel="modulepreload" href="/assets/${name}">`).join('\n');
-  return SHELL.replace('<script type="module"', `${preload}\n<script type="module"`);
+  return SHELL.replace('<script type="module"', `${preload}\n<script type="module"`).replaceAll('"/assets/', `"/assets/${version}/`);
 }
 
 export const SHELL = `<!doctype html>
@@ -82,13 +97,17 @@ export function pageRoutes(app: Hono, credentials: Credentials, assets: Map<stri
     return c.redirect('/login', 303);
   });
 
-  const page = shell([...assets.keys()].filter((name) => name.endsWith('.js') && name !== 'app.js').sort());
+  const version = assetVersion(assets);
+  const page = shell([...assets.keys()].filter((name) => name.endsWith('.js') && name !== 'app.js').sort(), version);
   for (const path of PAGE_PATHS) app.get(path, (c) => c.html(page));
 
+  // `/assets/<version>/<name>` may be kept for good; `/assets/<name>` (a link
+  // from outside the shell) is asked again every time.
   app.get('/assets/*', (c) => {
-    const name = new URL(c.req.url).pathname.slice('/assets/'.length);
-    const asset = assets.get(name);
+    const rest = new URL(c.req.url).pathname.slice('/assets/'.length);
+    const versioned = rest.startsWith(`${version}/`);
+    const asset = assets.get(versioned ? rest.slice(version.length + 1) : rest);
     if (asset === undefined) return c.text('not found', 404);
-    return new Response(asset.body, { headers: { 'Content-Type': asset.type, 'Cache-Control': 'no-cache' } });
+    return new Response(asset.body, { headers: { 'Content-Type': asset.type, 'Cache-Control': versioned ? IMMUTABLE : 'no-cache' } });
   });
 }
