@@ -87,15 +87,18 @@ describe('mirror steps', () => {
     assert.ok(sweeps <= 6, `a sweep of 71 conversations in steps of 32 (${sweeps} steps)`);
   });
 
-  it('stops adding records once a step has copied its byte budget (one record may cross it)', async () => {
+  it('copies as many records as fit in a step\'s byte budget, their documents\' text counted (a first record may exceed it)', async () => {
     const home = tempDir();
     const bridge = join(tempDir('abh-bytes-'), 'bridge');
     const project = join(tempDir('abh-bytes-project-'), 'wide');
     mkdirSync(project);
-    // A record is at most a 64 KiB chunk of lines: these make records of 30 to 64 KiB, a few of them to a step.
+    // A record is at most a 64 KiB chunk of lines: these make records of 30 to 64 KiB, a few of them to a step,
+    // and two lines of 300 KB, each cut across records, whose text is a document far larger than its record.
     claudeSession(home, { session: id(200), cwd: project, lines: 24, word: 'widewren', fill: 30_000 });
     claudeSession(home, { session: id(201), cwd: project, lines: 2, word: 'widewren', fill: 300_000 });
     claudeSession(home, { session: id(202), cwd: project, lines: 40, word: 'widewren', fill: 200 });
+    // Small conversations of one small record each, several of which fit in one step.
+    for (let i = 0; i < 12; i++) claudeSession(home, { session: id(210 + i), cwd: project, lines: 3, word: 'widewren', fill: 100 });
     const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
     const capture = await cli(['ingest', '--once', '--pace', 'max'], { ...env, AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
     assert.equal(capture.code, 0, capture.stderr);
@@ -104,7 +107,18 @@ describe('mirror steps', () => {
     const sizes = (): Map<number, number> =>
       new Map(
         existsSync(replica)
-          ? withReplica(replica, (db) => db.prepare('SELECT id, length(raw) + length(CAST(body AS BLOB)) AS size FROM conversation_records').raw().all() as Array<[number, number]>)
+          ? withReplica(
+              replica,
+              (db) =>
+                db
+                  .prepare(
+                    `SELECT r.id, length(r.raw) + length(CAST(r.body AS BLOB)) + coalesce((SELECT sum(length(CAST(d.body AS BLOB))) FROM history_documents d
+                       WHERE (d.id >= 'durable:' || r.id || ':' AND d.id < 'durable:' || r.id || ';') OR d.id = 'durable:' || r.id), 0) AS size
+                     FROM conversation_records r`,
+                  )
+                  .raw()
+                  .all() as Array<[number, number]>,
+            )
           : [],
       );
     const budget = LIMITS.mirrorStepBytes;
@@ -128,12 +142,13 @@ describe('mirror steps', () => {
     for (const step of perStep) {
       const total = step.reduce((a, b) => a + b, 0);
       assert.ok(step.length <= 8, `${step.length} records in a step`);
-      // The budget stops the step after the record that reaches it: all but the largest stay below it.
-      assert.ok(step.length === 1 || total - Math.max(...step) < budget, `a step of ${step.length} records and ${total} bytes (budget ${budget})`);
+      // Records, their bodies and their documents' text fit in the budget; only a step's first record may exceed it, alone.
+      assert.ok(step.length === 1 || total <= budget, `a step of ${step.length} records and ${total} bytes (budget ${budget})`);
     }
-    assert.ok(perStep.some((step) => step.length > 1 && step.reduce((a, b) => a + b, 0) >= budget), 'a step ends at the budget, not at 8 records');
+    assert.ok(perStep.some((step) => step.length > 1), 'small records share a step');
+    assert.ok(perStep.some((step) => step.length === 1 && (step[0] as number) > budget), 'a record whose documents exceed the budget is copied, alone');
     assert.ok(perStep.length >= Math.ceil(captured / 8) + 3, `more steps (${perStep.length}) than 8 records each would take`);
-    assert.ok(found >= 66, `every line is a document centrally (${found})`);
+    assert.ok(found >= 66 + 36, `every line is a document centrally (${found})`);
     assert.deepEqual(ftsCounts(replica, 'widewren'), { fts: found, bodies: found });
   });
 

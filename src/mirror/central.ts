@@ -74,6 +74,7 @@ export class CentralView {
   private readonly records;
   private readonly documents;
   private readonly legacyDocument;
+  private readonly documentBytes;
   private readonly ref;
   private readonly tags;
   private readonly recordKey;
@@ -110,6 +111,12 @@ export class CentralView {
     // Documents derived from a record are named durable:<record>:<offset> (legacy ones durable:<record>): a range of the primary key.
     this.documents = db.prepare(`SELECT ${documentColumns} FROM history_documents d WHERE d.id >= ? AND d.id < ? ORDER BY d.id`);
     this.legacyDocument = db.prepare(`SELECT ${documentColumns} FROM history_documents d WHERE d.id = ?`);
+    // What a record's documents will weigh in a replica, without reading their text: a stored body's bytes
+    // (octet_length reads no text), else the span's bytes (its derived text is at most that).
+    const [weight, from] = hasTable(db, 'history_document_spans')
+      ? ['CASE WHEN s.doc IS NULL THEN octet_length(d.body) ELSE s.length END', 'history_documents d LEFT JOIN history_document_spans s ON s.doc = d.rowid']
+      : ['octet_length(d.body)', 'history_documents d'];
+    this.documentBytes = db.prepare(`SELECT coalesce(sum(${weight}), 0) FROM ${from} WHERE (d.id >= ? AND d.id < ?) OR d.id = ?`).pluck();
     this.ref = hasTable(db, 'history_document_refs')
       ? db.prepare('SELECT r.record, c.id AS conversation, r.line FROM history_document_refs r JOIN conversations c ON c.rowid = r.conversation WHERE r.doc = ?')
       : null;
@@ -165,18 +172,24 @@ export class CentralView {
   }
 
   /**
-   * Up to `limit` records of a conversation after `after`, in id order,
-   * stopping after the record that brings their bytes (raw plus body) to
-   * `budget` (so at least one), with the bytes they came to. Rows are stepped
-   * one at a time: a record past the budget is never read.
+   * Up to `limit` records of a conversation after `after`, in id order, as
+   * long as their bytes (raw, body and their documents' text) fit in
+   * `budget`, with the bytes they came to. With `atLeastOne`, the first record is taken whatever its size
+   * (a record larger than a step's budget still gets copied). Rows are stepped
+   * one at a time: past the first that does not fit, none is read.
    */
-  readRecords(conversation: string, after: number, limit: number, budget: number): { records: RecordRow[]; bytes: number; more: boolean } {
+  readRecords(conversation: string, after: number, limit: number, budget: number, atLeastOne: boolean): { records: RecordRow[]; bytes: number; more: boolean } {
     const records: RecordRow[] = [];
     let bytes = 0;
-    for (const record of this.records.iterate(conversation, after, limit) as IterableIterator<RecordRow>) {
+    const rows = this.records.iterate(conversation, after, limit) as IterableIterator<RecordRow>;
+    for (const record of rows) {
+      const size = record.raw.byteLength + Buffer.byteLength(record.body) + (this.documentBytes.get(...recordDocumentRange(record.id), `durable:${record.id}`) as number);
+      if (bytes + size > budget && (records.length > 0 || !atLeastOne)) {
+        rows.return?.(); // the statement is reset; the record is read again by the next step
+        return { records, bytes, more: true };
+      }
       records.push(record);
-      bytes += record.raw.byteLength + Buffer.byteLength(record.body);
-      if (bytes >= budget && records.length < limit) return { records, bytes, more: true };
+      bytes += size;
     }
     return { records, bytes, more: records.length === limit };
   }

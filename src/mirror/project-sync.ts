@@ -10,9 +10,9 @@
 //          conversation whose newest central record is past the replica's
 //          cursor becomes dirty. No raw byte or body is read.
 //   copy   up to `recordsPerStep` records of dirty conversations after their
-//          cursors, and no more once they reach `stepBytes` (one record may
-//          cross it), byte for byte, with the documents derived from them,
-//          and the cursors, in one replica transaction.
+//          cursors, as many as fit in `stepBytes` (a step's first record is
+//          taken whatever its size), byte for byte, with the documents
+//          derived from them, and the cursors, in one replica transaction.
 //
 // A sweep runs whenever the central store changed since the last one began
 // (its data_version), so a late job binding, a project learned later or a
@@ -31,7 +31,7 @@ import type { ReplicaWriter } from './replica-writer.ts';
 export interface SyncLimits {
   readonly recordsPerStep: number;
   readonly idsPerStep: number;
-  /** Bytes (raw plus body) after which a copy step takes no further record. */
+  /** Bytes (raw plus body) a copy step's records fit in (its first record excepted). */
   readonly stepBytes: number;
 }
 
@@ -193,7 +193,7 @@ export class ProjectSync {
         for (const [conversation, pending] of this.dirty) {
           const want = this.limits.recordsPerStep - read;
           if (want <= 0 || bytes >= this.limits.stepBytes) break;
-          const page = this.central.readRecords(conversation, this.replica.cursor(conversation), want, this.limits.stepBytes - bytes);
+          const page = this.central.readRecords(conversation, this.replica.cursor(conversation), want, this.limits.stepBytes - bytes, read === 0);
           const { records } = page;
           read += records.length;
           bytes += page.bytes;
@@ -204,6 +204,7 @@ export class ProjectSync {
           const last = records.at(-1);
           if (last !== undefined) this.replica.setCursor(conversation, last.id);
           done.push({ conversation, pending, count: records.length, last: last?.id ?? 0, full: page.more });
+          if (page.more && records.length < want) break; // the byte budget is spent
         }
       })
       .immediate();
