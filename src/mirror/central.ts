@@ -112,7 +112,8 @@ export class CentralView {
     this.documents = db.prepare(`SELECT ${documentColumns} FROM history_documents d WHERE d.id >= ? AND d.id < ? ORDER BY d.id`);
     this.legacyDocument = db.prepare(`SELECT ${documentColumns} FROM history_documents d WHERE d.id = ?`);
     // What a record's documents will weigh in a replica, without reading their text: a stored body's bytes
-    // (octet_length reads no text), else the span's bytes (its derived text is at most that).
+    // (octet_length reads no text), else the span's raw bytes (an estimate: the derived text drops the JSON
+    // around it and its escapes, so it is usually smaller).
     const [weight, from] = hasTable(db, 'history_document_spans')
       ? ['CASE WHEN s.doc IS NULL THEN octet_length(d.body) ELSE s.length END', 'history_documents d LEFT JOIN history_document_spans s ON s.doc = d.rowid']
       : ['octet_length(d.body)', 'history_documents d'];
@@ -174,9 +175,10 @@ export class CentralView {
   /**
    * Up to `limit` records of a conversation after `after`, in id order, as
    * long as their bytes (raw, body and their documents' text) fit in
-   * `budget`, with the bytes they came to. With `atLeastOne`, the first record is taken whatever its size
-   * (a record larger than a step's budget still gets copied). Rows are stepped
-   * one at a time: past the first that does not fit, none is read.
+   * `budget`, with the bytes they came to. With `atLeastOne`, the first
+   * record is taken whatever its size (a record larger than a step's budget
+   * still gets copied). Rows are stepped one at a time: past the first that
+   * does not fit, none is read.
    */
   readRecords(conversation: string, after: number, limit: number, budget: number, atLeastOne: boolean): { records: RecordRow[]; bytes: number; more: boolean } {
     const records: RecordRow[] = [];

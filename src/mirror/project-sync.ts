@@ -31,7 +31,7 @@ import type { ReplicaWriter } from './replica-writer.ts';
 export interface SyncLimits {
   readonly recordsPerStep: number;
   readonly idsPerStep: number;
-  /** Bytes (raw plus body) a copy step's records fit in (its first record excepted). */
+  /** Bytes (raw, body and documents' text) a copy step's records fit in (its first record excepted). */
   readonly stepBytes: number;
 }
 
