@@ -4,7 +4,7 @@
 // derived from them. Metadata reads never touch raw bytes or bodies; records
 // are read once, when they are copied.
 
-import { recordDocumentRange } from '../store/appender.ts';
+import { legacyDocumentId, recordDocumentRange } from '../store/appender.ts';
 import type { Db } from '../store/open.ts';
 import { hasTable } from '../store/open.ts';
 import { lastReindex, reindexProgress } from '../store/reindex-store.ts';
@@ -172,6 +172,12 @@ export class CentralView {
     return this.countAfter.get(conversation, after) as number;
   }
 
+  /** What copying `record` writes to a replica: its raw bytes, its body and its documents' text (estimated). */
+  private weight(record: RecordRow): number {
+    const documents = this.documentBytes.get(...recordDocumentRange(record.id), legacyDocumentId(record.id)) as number;
+    return record.raw.byteLength + Buffer.byteLength(record.body) + documents;
+  }
+
   /**
    * Up to `limit` records of a conversation after `after`, in id order, as
    * long as their bytes (raw, body and their documents' text) fit in
@@ -185,7 +191,7 @@ export class CentralView {
     let bytes = 0;
     const rows = this.records.iterate(conversation, after, limit) as IterableIterator<RecordRow>;
     for (const record of rows) {
-      const size = record.raw.byteLength + Buffer.byteLength(record.body) + (this.documentBytes.get(...recordDocumentRange(record.id), `durable:${record.id}`) as number);
+      const size = this.weight(record);
       if (bytes + size > budget && (records.length > 0 || !atLeastOne)) {
         rows.return?.(); // the statement is reset; the record is read again by the next step
         return { records, bytes, more: true };
@@ -198,7 +204,7 @@ export class CentralView {
 
   documentsOf(record: number): DocumentRow[] {
     const rows = this.documents.all(...recordDocumentRange(record)) as DocumentRow[];
-    const legacy = this.legacyDocument.get(`durable:${record}`) as DocumentRow | undefined;
+    const legacy = this.legacyDocument.get(legacyDocumentId(record)) as DocumentRow | undefined;
     return legacy === undefined ? rows : [legacy, ...rows];
   }
 

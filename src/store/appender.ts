@@ -27,6 +27,11 @@ export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;
 }
 
+/** The one document agent-bridge 0.29.x derived from a whole record (the migration copies it as it was). */
+export function legacyDocumentId(record: number): string {
+  return `durable:${record}`;
+}
+
 /** The ids of every document of one record lie in [low, high) (':' + 1 = ';'). */
 export function recordDocumentRange(record: number): readonly [string, string] {
   return [`durable:${record}:`, `durable:${record};`];
