@@ -11,7 +11,7 @@ import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, renameSy
 import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { cli, cliJson, envFor, prng, spawnCli, tempDir } from './helpers/home.ts';
-import { captured, codexLine, duplicateKeys, killAfter, rolloutPath } from './helpers/rollouts.ts';
+import { captured, codexLine, duplicateKeys, killAfterCommits, rolloutPath } from './helpers/rollouts.ts';
 import { tilingProblems, withStore } from './helpers/store.ts';
 
 async function ingest(env: NodeJS.ProcessEnv): Promise<void> {
@@ -141,13 +141,16 @@ describe('moved sources', () => {
     const rollouts = Array.from({ length: 24 }, () => rolloutPath(home));
     for (const [i, r] of rollouts.entries()) writeFileSync(r.path, Array.from({ length: 40 }, (_, k) => codexLine(`rollout${i} line${k} ${'text '.repeat(Math.floor(random() * 400))}`, k)).join(''));
     await ingest(env);
+    // Every archived rollout grows after its move (about 256 KiB, four chunks), so the runs
+    // below have moves to recognise and appended chunks to capture.
     for (const [i, r] of rollouts.entries()) {
       renameSync(r.path, join(home, '.codex', 'archived_sessions', r.name));
-      if (i % 3 === 0) appendFileSync(join(home, '.codex', 'archived_sessions', r.name), codexLine(`archived${i} later`));
+      appendFileSync(join(home, '.codex', 'archived_sessions', r.name), Array.from({ length: 64 }, (_, k) => codexLine(`archived${i} later${k} ${'word '.repeat(800)}`, k)).join(''));
     }
+    // Each run is killed after its first few commits: from the first moves it records to deep in the appends.
     let killed = 0;
-    for (let i = 0; i < 8; i++) if (await killAfter(['ingest', '--once', '--pace', 'spec'], env, 300 + Math.floor(random() * 3500))) killed++;
-    assert.ok(killed >= 4, `most runs were killed mid-way (${killed} of 8)`);
+    for (let i = 0; i < 8; i++) if (await killAfterCommits(['ingest', '--once', '--pace', 'spec'], env, home, 1 + Math.floor(random() * 4))) killed++;
+    assert.ok(killed >= 6, `most runs were killed mid-way (${killed} of 8)`);
     await ingest(env);
     await ingest(env);
     assertStore(

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnCli } from './home.ts';
 import type { Store } from './store.ts';
-import { withStore } from './store.ts';
+import { openStore, withStore } from './store.ts';
 
 export function codexLine(text: string, second = 0): string {
   const at = new Date(Date.UTC(2026, 0, 2, 10, 0, second % 60)).toISOString();
@@ -66,13 +66,30 @@ export function duplicateKeys(db: Store): number {
   return db.prepare('SELECT count(*) FROM (SELECT 1 FROM conversation_records GROUP BY source, generation, offset HAVING count(*) > 1)').pluck().get() as number;
 }
 
-/** Run `args` and SIGKILL the process after `delayMs` (if it is still running); resolves to whether it was killed. */
-export function killAfter(args: readonly string[], env: NodeJS.ProcessEnv, delayMs: number): Promise<boolean> {
+/**
+ * Run `args` and SIGKILL the process once it has committed to `home`'s store
+ * `commits` times (polled through `PRAGMA data_version` every 5 ms, so
+ * commits that land between two polls count once); resolves to whether it
+ * was killed before it exited on its own. A kill keyed to the store's
+ * progress, not to the clock, lands inside the work on a fast machine and on
+ * a slow one alike.
+ */
+export function killAfterCommits(args: readonly string[], env: NodeJS.ProcessEnv, home: string, commits: number): Promise<boolean> {
+  const db = openStore(home);
+  const version = db.prepare('PRAGMA data_version').pluck();
+  let last = version.get();
+  let seen = 0;
   const child = spawnCli(args, env);
+  const poll = setInterval(() => {
+    const now = version.get();
+    if (now === last) return;
+    last = now;
+    if (++seen >= commits) child.kill('SIGKILL');
+  }, 5);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), delayMs);
     child.on('exit', (code, signal) => {
-      clearTimeout(timer);
+      clearInterval(poll);
+      db.close();
       resolve(signal === 'SIGKILL' || code === null);
     });
   });
