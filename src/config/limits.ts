@@ -27,6 +27,14 @@ export interface Limits {
   readonly discoveryRevisitMs: number;
   /** Directory entries (and OpenCode sessions) per discovery step. */
   readonly discoveryStepEntries: number;
+  /**
+   * Discovery steps a serve loop turn runs when nothing else is pending and a
+   * pass has completed since start (a background pass: the watch and the poll
+   * already see changes of known files); the turn then sleeps idlePollMs, so
+   * an idle service walks at most this many steps per idle interval, however
+   * many sources there are.
+   */
+  readonly discoveryIdleSteps: number;
   /** Registered files re-examined (stat) per poll when no watch event arrives. */
   readonly pollStatsPerTick: number;
   /** Pause after a lock error or an unexpected failure. */
@@ -130,6 +138,7 @@ export const LIMITS: Limits = {
   idlePollMs: 2000,
   discoveryRevisitMs: 30_000,
   discoveryStepEntries: 32,
+  discoveryIdleSteps: 32,
   pollStatsPerTick: 256,
   cooldownMs: 5000,
   busyRetryMs: 250,

@@ -86,24 +86,38 @@ export class FileSources {
     return this.lanes.size;
   }
 
-  /** One bounded discovery step, when a pass is due or running. */
-  async discover(): Promise<void> {
-    if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return;
+  /**
+   * A serve run after its first pass: the watch and the bounded poll see
+   * changes of known files, so a pass only needs to find new ones (and
+   * those it has no observation of) and runs in the background.
+   */
+  get backgroundPasses(): boolean {
+    return this.options.mode === 'serve' && this.passesSinceStart > 0;
+  }
+
+  /** Up to `steps` bounded discovery steps, when a pass is due or running (a pass that completes ends the turn). */
+  async discover(steps = 1): Promise<void> {
+    for (let i = 0; i < steps; i++) if (!(await this.discoverStep())) return;
+  }
+
+  /** One discovery step; returns whether the pass goes on. */
+  private async discoverStep(): Promise<boolean> {
+    if (!this.discoveryRunning && this.options.now() < this.discoveryDueAt) return false;
     if (this.unadmitted.length > 0) await this.admit(this.unadmitted.splice(0));
     this.discoveryRunning = true;
     this.table.passRunning = true;
     const step = await this.ports.discovery.step();
     await this.admit(step.files);
-    if (step.passComplete) {
-      this.discoveryRunning = false;
-      this.table.passRunning = false;
-      this.passesSinceStart++;
-      this.table.passes = this.passesSinceStart;
-      this.lastPassAt = this.options.now();
-      // A once run does not wait out the revisit interval for files that wait for a pass (a replaced file).
-      const again = this.options.mode === 'once' && this.table.deferredCount() > 0;
-      this.discoveryDueAt = again ? 0 : this.options.now() + this.options.limits.discoveryRevisitMs;
-    }
+    if (!step.passComplete) return true;
+    this.discoveryRunning = false;
+    this.table.passRunning = false;
+    this.passesSinceStart++;
+    this.table.passes = this.passesSinceStart;
+    this.lastPassAt = this.options.now();
+    // A once run does not wait out the revisit interval for files that wait for a pass (a replaced file).
+    const again = this.options.mode === 'once' && this.table.deferredCount() > 0;
+    this.discoveryDueAt = again ? 0 : this.options.now() + this.options.limits.discoveryRevisitMs;
+    return false;
   }
 
   /** Observe found files; classify and register the new ones (see source-moves.ts for which source a path is). */
@@ -114,7 +128,8 @@ export class FileSources {
     for (let found = queue.shift(); found !== undefined; found = queue.shift()) {
       const known = table.byPathGet(found.path);
       if (known !== undefined) {
-        table.observe(known, ...(await observe(found.path)));
+        // A background pass leaves a file it has an observation of to the watch and the poll: idle stats stay bounded per interval.
+        if (known.observed === null || !this.backgroundPasses) table.observe(known, ...(await observe(found.path)));
         continue;
       }
       let plan: SourcePlan | null;
@@ -176,7 +191,8 @@ export class FileSources {
     }
     // The round-robin slice runs at the idle cadence, not every batch of a backlog.
     const now = this.options.now();
-    if (this.discoveryRunning || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
+    // A first pass stats every file it finds; a background pass leaves that to this slice.
+    if ((this.discoveryRunning && !this.backgroundPasses) || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
     this.polledAt = now;
     const all = [...table.all()];
     const count = Math.min(this.options.limits.pollStatsPerTick, all.length);

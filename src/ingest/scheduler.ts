@@ -1,6 +1,8 @@
 // The ingestion loop (the scheduler actor's domain). Each turn:
 //   gate      pressure, the config switch or a cooldown pause here;
-//   discover  one bounded discovery step when a pass is due or running;
+//   discover  one bounded discovery step when a pass is due or running (a
+//             serve run's later passes are background work: several steps
+//             per idle turn, and they do not keep the loop busy);
 //   poll      stat dirty (watched) files, then a bounded round-robin slice;
 //   batch     up to two file sources (read ahead and parsed in the pool) and
 //             one unit of work from each record provider, in one commit;
@@ -171,7 +173,8 @@ export class Scheduler {
         }
         let backlog = false;
         try {
-          await files.discover();
+          // After a turn with nothing to capture, a background pass walks several steps and the loop sleeps the idle interval.
+          await files.discover(this.phase === 'idle' && files.backgroundPasses ? limits.discoveryIdleSteps : 1);
           await files.poll();
           backlog = await this.batch();
           backlog = (await this.reindex()) || backlog;
@@ -181,7 +184,7 @@ export class Scheduler {
           // A damaged history.db: nothing more can be written until `agent-bridge recover`.
           if (this.lastError?.code === 'STORE_CORRUPT') break;
         }
-        backlog ||= files.discoveryRunning || this.pendingCount() > 0;
+        backlog ||= (files.discoveryRunning && !files.backgroundPasses) || this.pendingCount() > 0;
         this.phase = backlog ? 'ingesting' : 'idle';
         const caughtUp = !backlog && files.passesSinceStart > 0 && this.lastError === null;
         if (this.options.mode === 'once' && caughtUp) {

@@ -26,6 +26,18 @@ export class HistoryWriter {
   private readonly rows: RowCommitter;
   private readonly appender: RecordAppender;
   private readonly cursors = new Map<string, SourceCursor>();
+  /**
+   * The last counts and the store version they were taken at. Counting scans
+   * whole tables (sum(length(raw)) reads every record page), so counts are
+   * taken again only when the store changed: `countsKey` is the changes this
+   * connection made that can move a count (total_changes() minus those of
+   * saveScrub, which touch no counted table) and data_version (any other
+   * connection's commit).
+   */
+  private countsCache: { key: string; counts: StoreCounts } | null = null;
+  private uncountedChanges = 0;
+  private readonly totalChanges: () => number;
+  private readonly dataVersion: () => number;
 
   constructor(db: Db) {
     this.db = db;
@@ -34,6 +46,10 @@ export class HistoryWriter {
     this.appender = new RecordAppender(db);
     this.committer = new ChunkCommitter(this.appender, this.conversations, this.sources);
     this.rows = new RowCommitter(db, this.appender, this.conversations);
+    const totalChanges = db.prepare('SELECT total_changes()').pluck();
+    const dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.totalChanges = () => totalChanges.get() as number;
+    this.dataVersion = () => dataVersion.get() as number;
   }
 
   private cursor(id: string): SourceCursor {
@@ -151,11 +167,19 @@ export class HistoryWriter {
   }
 
   saveScrub(progress: ScrubProgress): void {
-    this.transact(() => saveScrubProgress(this.db, progress));
+    const before = this.totalChanges();
+    try {
+      this.transact(() => saveScrubProgress(this.db, progress));
+    } finally {
+      this.uncountedChanges += this.totalChanges() - before;
+    }
   }
 
+  /** What the store holds; counted again only when something may have changed it. */
   counts(): StoreCounts {
-    return storeCounts(this.db);
+    const key = `${this.totalChanges() - this.uncountedChanges}:${this.dataVersion()}`;
+    if (this.countsCache?.key !== key) this.countsCache = { key, counts: storeCounts(this.db) };
+    return this.countsCache.counts;
   }
 
 }
