@@ -220,9 +220,7 @@ export class FileSources {
   }
 
   backlogBytes(): number {
-    let bytes = 0;
-    for (const state of this.table.all()) bytes += this.table.backlogBytes(state);
-    return bytes;
+    return this.table.totalBacklogBytes();
   }
 
   private laneDeps(): LaneDeps {

@@ -73,6 +73,23 @@ export class SourceTable {
   passes = 0;
   /** A pass is running: an observation made now waits for the pass after it. */
   passRunning = false;
+  /**
+   * Bumped by every change of what the whole-table answers below read
+   * (activation, a move, a committed cursor, an observation that differs):
+   * status asks for them every second, and with 10,000 sources a scan each
+   * time was most of an idle service's CPU.
+   */
+  private version = 0;
+  private readonly answers = new Map<string, { version: number; value: unknown }>();
+
+  /** `compute()`, taken again only when the table changed since it was last taken under `key`. */
+  private memo<T>(key: string, compute: () => T): T {
+    const hit = this.answers.get(key);
+    if (hit !== undefined && hit.version === this.version) return hit.value as T;
+    const value = compute();
+    this.answers.set(key, { version: this.version, value });
+    return value;
+  }
 
   constructor(rows: readonly StoredSource[]) {
     for (const row of rows) {
@@ -156,6 +173,7 @@ export class SourceTable {
   moved(id: string, path: string): void {
     const row = this.stored.get(id);
     if (row === undefined) return;
+    this.version++;
     if (this.storedByPath.get(row.path) === id) this.storedByPath.delete(row.path);
     this.stored.set(id, { ...row, path });
     this.storedByPath.set(path, id);
@@ -163,6 +181,7 @@ export class SourceTable {
 
   /** Activate a classified source; its cursor comes from the stored row when there is one. */
   activate(plan: SourcePlan): SourceState {
+    this.version++;
     const existing = this.byId.get(plan.id);
     if (existing !== undefined) {
       if (existing.plan.path !== plan.path) this.byPath.delete(existing.plan.path);
@@ -190,12 +209,19 @@ export class SourceTable {
   committed(id: string, cursor: SourceCursor): void {
     const state = this.byId.get(id);
     if (state === undefined) return;
+    this.version++;
     state.cursor = cursor;
     this.remember(cursor.identity, id);
     if (state.observed !== null && state.observed.identity === cursor.identity) state.replacedSeen = null;
   }
 
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
+    const [gone, before, seen] = [state.gone, state.problem, state.observed];
+    this.observeState(state, observation, problem);
+    if (state.gone !== gone || state.problem !== before || !(sameObservation(seen, state.observed) || (seen === null && state.observed === null))) this.version++;
+  }
+
+  private observeState(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null): void {
     state.gone = problem?.code === 'SOURCE_GONE';
     const real = state.gone ? null : problem;
     if (!sameObservation(state.observed, observation)) state.problem = real;
@@ -218,6 +244,10 @@ export class SourceTable {
    * plus stored ones a complete discovery pass did not find again.
    */
   goneCount(passComplete: boolean): number {
+    return this.memo(`gone:${passComplete}`, () => this.countGone(passComplete));
+  }
+
+  private countGone(passComplete: boolean): number {
     let n = 0;
     for (const state of this.byId.values()) if (state.gone) n++;
     if (passComplete) {
@@ -235,6 +265,14 @@ export class SourceTable {
    * discovery found again count once a pass is complete, like goneCount.
    */
   vanishedRoots(roots: readonly string[], passComplete: boolean, folderExists: (path: string) => boolean): Array<{ root: string; files: number }> {
+    // The scan is memoised; the folders are asked every time (one can vanish with no change of the table).
+    return this.memo(`vanished:${passComplete}:${roots.join('\0')}`, () => this.rootsAllGone(roots, passComplete))
+      .filter((c) => !c.folders.some(folderExists))
+      .map(({ root, files }) => ({ root, files }));
+  }
+
+  /** Roots whose every captured file is gone, with up to FOLDERS_ASKED folders that held them. */
+  private rootsAllGone(roots: readonly string[], passComplete: boolean): Array<{ root: string; files: number; folders: string[] }> {
     const counts = new Map<string, { files: number; gone: number; folders: Set<string> }>();
     const count = (path: string, gone: boolean): void => {
       const root = roots.find((r) => path.startsWith(r.endsWith(sep) ? r : `${r}${sep}`));
@@ -247,11 +285,8 @@ export class SourceTable {
     };
     for (const state of this.byId.values()) count(state.plan.path, state.gone);
     for (const row of this.stored.values()) if (!this.byId.has(row.id) && isFileFormat(row.format)) count(row.path, passComplete);
-    return [...counts]
-      .filter(([, c]) => c.files > 0 && c.gone === c.files && ![...c.folders].some(folderExists))
-      .map(([root, c]) => ({ root, files: c.files }));
+    return [...counts].filter(([, c]) => c.files > 0 && c.gone === c.files).map(([root, c]) => ({ root, files: c.files, folders: [...c.folders] }));
   }
-
 
   /** Whether a visit could capture something or must decide on a new generation. */
   isPending(state: SourceState, settledAt: (mtimeMs: number) => boolean): boolean {
@@ -266,6 +301,15 @@ export class SourceTable {
       return !(sameObservation(waiting, seen) && !settledAt(seen.mtimeMs));
     }
     return cursor.size === seen.size && cursor.mtimeMs !== -1 && cursor.mtimeMs !== seen.mtimeMs;
+  }
+
+  /** Bytes observed but not yet captured, over every source. */
+  totalBacklogBytes(): number {
+    return this.memo('backlog', () => {
+      let bytes = 0;
+      for (const state of this.byId.values()) bytes += this.backlogBytes(state);
+      return bytes;
+    });
   }
 
   /** Bytes observed but not yet captured. */
