@@ -95,6 +95,11 @@ export class FileSources {
     return this.options.mode === 'serve' && this.passesSinceStart > 0;
   }
 
+  /** A pass that keeps the loop busy (any pass of a once run, the first of a serve run): it stats what it finds. */
+  get busyPass(): boolean {
+    return this.discoveryRunning && !this.backgroundPasses;
+  }
+
   /** Up to `steps` bounded discovery steps, when a pass is due or running (a pass that completes ends the turn). */
   async discover(steps = 1): Promise<void> {
     for (let i = 0; i < steps; i++) if (!(await this.discoverStep())) return;
@@ -192,7 +197,7 @@ export class FileSources {
     // The round-robin slice runs at the idle cadence, not every batch of a backlog.
     const now = this.options.now();
     // A first pass stats every file it finds; a background pass leaves that to this slice.
-    if ((this.discoveryRunning && !this.backgroundPasses) || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
+    if (this.busyPass || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
     this.polledAt = now;
     const all = [...table.all()];
     const count = Math.min(this.options.limits.pollStatsPerTick, all.length);

@@ -184,7 +184,7 @@ export class Scheduler {
           // A damaged history.db: nothing more can be written until `agent-bridge recover`.
           if (this.lastError?.code === 'STORE_CORRUPT') break;
         }
-        backlog ||= (files.discoveryRunning && !files.backgroundPasses) || this.pendingCount() > 0;
+        backlog ||= files.busyPass || this.pendingCount() > 0;
         this.phase = backlog ? 'ingesting' : 'idle';
         const caughtUp = !backlog && files.passesSinceStart > 0 && this.lastError === null;
         if (this.options.mode === 'once' && caughtUp) {

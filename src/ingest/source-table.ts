@@ -218,7 +218,7 @@ export class SourceTable {
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
     const [gone, before, seen] = [state.gone, state.problem, state.observed];
     this.observeState(state, observation, problem);
-    if (state.gone !== gone || state.problem !== before || !(sameObservation(seen, state.observed) || (seen === null && state.observed === null))) this.version++;
+    if (state.gone !== gone || state.problem !== before || (state.observed !== seen && !sameObservation(seen, state.observed))) this.version++;
   }
 
   private observeState(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null): void {

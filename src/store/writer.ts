@@ -29,7 +29,7 @@ export class HistoryWriter {
   /**
    * The last counts and the store version they were taken at. Counting scans
    * whole tables (sum(length(raw)) reads every record page), so counts are
-   * taken again only when the store changed: `countsKey` is the changes this
+   * taken again only when the store changed: the key is the changes this
    * connection made that can move a count (total_changes() minus those of
    * saveScrub, which touch no counted table) and data_version (any other
    * connection's commit).
