@@ -54,8 +54,10 @@ export class DiscoveryActor implements DiscoveryPort {
     return { state: this.watcher.state, problem: this.watcher.problem };
   }
 
-  step(): Promise<StepResult> {
-    return this.walker.step();
+  async step(): Promise<StepResult> {
+    const result = await this.walker.step();
+    if (result.passComplete) this.watcher.refresh();
+    return result;
   }
 
   async locate(path: string): Promise<Found | null> {

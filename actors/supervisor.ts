@@ -37,7 +37,7 @@ import type { Db } from '../src/store/open.ts';
 import { OpenCodeProvider } from '../src/sources/opencode/provider.ts';
 import { BridgeProvider } from '../src/bridge/provider.ts';
 import { openWriter } from '../src/store/open.ts';
-import { writeStatusFile } from '../src/store/status-file.ts';
+import { StatusPublisher } from '../src/store/status-file.ts';
 import type { StoreCounts } from '../protocols/history.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
 import { recoverHome } from '../src/recover/recover.ts';
@@ -53,7 +53,7 @@ import { idleMirrorStatus, type MirrorStatus } from '../protocols/mirror.ts';
 import { ParserPool, parserThreads } from './parser-pool.ts';
 
 const STANDBY_RETRY_MS = 2000;
-/** history.status.json: what `status`, `health` and the dashboard read (a poll a second sees fresh figures). */
+/** history.status.json: what `status`, `health` and the dashboard read; checked every second, written when it changed (see StatusPublisher). */
 const STATUS_EVERY_MS = 1000;
 const COUNTS_EVERY_MS = 5000;
 
@@ -86,6 +86,7 @@ export class Supervisor {
   private standbyOwner: number | null = null;
   private standbyTimer: NodeJS.Timeout | null = null;
   private statusTimer: NodeJS.Timeout | null = null;
+  private statusPublisher: StatusPublisher | null = null;
   private fatal: HistoryErrorShape | null = null;
   private counts: StoreCounts = { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 };
   private countsAt = 0;
@@ -104,6 +105,7 @@ export class Supervisor {
     if (this.options !== null) throw new HistoryError('BAD_INPUT', 'the history worker is already started');
     this.options = options;
     this.paths = resolvePaths(options.env as NodeJS.ProcessEnv);
+    this.statusPublisher = new StatusPublisher(this.paths);
     this.settings = new SettingsWatcher(this.paths.configJson);
     this.startedAt = Date.now();
     if (ingestEnvDisabled(options.env as NodeJS.ProcessEnv)) {
@@ -374,9 +376,9 @@ export class Supervisor {
   }
 
   private publishStatus(): void {
-    if (this.paths === null || (this.running === null && this.recovery === null)) return;
+    if (this.statusPublisher === null || (this.running === null && this.recovery === null)) return;
     try {
-      writeStatusFile(this.paths, this.status());
+      this.statusPublisher.publish(this.status());
     } catch {
       // status publication is best effort
     }

@@ -1,7 +1,10 @@
 // The source table's whole-table answers (backlog bytes, gone files, vanished
 // roots) are memoised between changes of the table, because status asks for
 // them every second. Random sequences of observations, commits and moves
-// must give exactly what a fresh scan of the same states gives.
+// must give exactly what a fresh scan of the same states gives. The pending
+// sources are asked from a candidate set kept by those changes; they too must
+// be what asking every source gives, also as time settles a waiting tail and
+// passes release a replaced file.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -18,7 +21,7 @@ function plan(i: number): SourcePlan {
 }
 
 describe('source table', () => {
-  it('answers backlog, gone and vanished roots after every change as a fresh scan does', () => {
+  it('answers backlog, gone, vanished roots and problems after every change as a fresh scan does', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const random = prng(seed);
       const table = new SourceTable([]);
@@ -35,8 +38,10 @@ describe('source table', () => {
         } else if (roll < 0.75) {
           const offset = state.observed?.size ?? 0;
           table.committed(state.plan.id, { ...state.cursor, identity: `ino${i}`, offset, size: offset });
-        } else if (roll < 0.9) {
+        } else if (roll < 0.85) {
           table.observe(state, null, { code: 'SOURCE_GONE', message: 'gone', step: 'stat' } as never);
+        } else if (roll < 0.9) {
+          table.observe(state, state.observed, { code: 'READ_FAILED', message: 'unreadable', step: 'read' } as never);
         } else {
           table.observe(state, state.observed);
         }
@@ -51,10 +56,103 @@ describe('source table', () => {
           return under.length > 0 && under.every((s) => s.gone);
         });
         assert.deepEqual(table.vanishedRoots(ROOTS, true, () => false).map((v) => v.root).sort(), vanished.sort(), `seed ${seed} step ${step}: vanished roots`);
+        const failing = states.filter((s) => s.problem !== null).map((s) => s.plan.id);
+        assert.deepEqual(table.withProblems().map((s) => s.plan.id), failing, `seed ${seed} step ${step}: problems`);
         // The folders are asked on every call, memoised or not.
         assert.deepEqual(table.vanishedRoots(ROOTS, true, () => true), []);
       }
     }
   });
 
+  it('finds the pending sources a scan of every source finds, as changes, time and passes go by', () => {
+    let asked = 0;
+    for (let seed = 1; seed <= 40; seed++) {
+      const random = prng(seed);
+      const table = new SourceTable([]);
+      const sizes = new Map<string, number>();
+      const busy = new Set<string>();
+      let now = 0;
+      const settled = (mtimeMs: number): boolean => now - mtimeMs > 5;
+      for (let step = 0; step < 300; step++) {
+        now += Math.floor(random() * 4);
+        const i = Math.floor(random() * 12);
+        const state = table.get(plan(i).id) ?? table.activate(plan(i));
+        const roll = random();
+        if (roll < 0.3) {
+          const size = (sizes.get(state.plan.id) ?? 0) + Math.floor(random() * 3) * 100;
+          sizes.set(state.plan.id, size);
+          // Now and then the file is replaced (another identity, smaller).
+          const identity = random() < 0.1 ? `ino${i}-${step}` : (state.observed?.identity ?? `ino${i}`);
+          table.observe(state, { identity, size, mtimeMs: now });
+        } else if (roll < 0.5) {
+          const seen = state.observed;
+          const offset = seen === null ? 0 : Math.max(0, seen.size - Math.floor(random() * 2) * 50);
+          table.committed(state.plan.id, { ...state.cursor, identity: seen?.identity ?? `ino${i}`, offset, size: offset, mtimeMs: seen?.mtimeMs ?? 0 });
+        } else if (roll < 0.62) {
+          table.waitForTail(state, random() < 0.7 ? state.observed : null);
+        } else if (roll < 0.7) {
+          table.passRunning = random() < 0.5;
+          table.passes += random() < 0.5 ? 1 : 0;
+        } else if (roll < 0.78) {
+          if (busy.has(state.plan.id)) busy.delete(state.plan.id);
+          else busy.add(state.plan.id);
+        } else if (roll < 0.84) {
+          table.observe(state, null, { code: 'SOURCE_GONE', message: 'gone', step: 'stat' } as never);
+        } else if (roll < 0.9) {
+          table.observe(state, null, random() < 0.5 ? null : ({ code: 'READ_FAILED', message: 'unreadable', step: 'read' } as never));
+        }
+        // Otherwise only time passes.
+        const isBusy = (s: { plan: SourcePlan }): boolean => busy.has(s.plan.id);
+        const scanned = [...table.all()].filter((s) => !isBusy(s) && table.isPending(s, settled)).map((s) => s.plan.id).sort();
+        const found = table.pendingStates(settled, isBusy).map((s) => s.plan.id);
+        assert.deepEqual([...found].sort(), scanned, `seed ${seed} step ${step}: pending`);
+        asked += found.length;
+      }
+    }
+    // The sequences reach pending sources at all (a table that never has one would prove nothing).
+    assert.ok(asked > 1000, `pending sources seen: ${asked}`);
+  });
+
+  it('puts dirty sources first, then the least visited', () => {
+    const table = new SourceTable([]);
+    const states = [0, 1, 2, 3].map((i) => table.activate(plan(i)));
+    for (const [n, state] of states.entries()) {
+      state.visits = [5, 1, 3, 2][n] as number;
+      table.observe(state, { identity: `ino${n}`, size: 10, mtimeMs: 0 });
+    }
+    (states[2] as (typeof states)[number]).dirty = true;
+    assert.deepEqual(table.pendingStates(() => true, () => false).map((s) => s.plan.id), [2, 1, 3, 0].map((i) => plan(i).id));
+  });
+
+  it('gives the lately changed sources to the poll, a bounded number in turns, and lets old changes go', () => {
+    const table = new SourceTable([]);
+    const states = Array.from({ length: 10 }, (_, i) => table.activate(plan(i)));
+    // Sources 0-5 changed at 1000 + i; 6-9 long ago.
+    for (const [i, state] of states.entries()) table.observe(state, { identity: `ino${i}`, size: 10, mtimeMs: i < 6 ? 1000 + i : 5 });
+    const id = (s: { plan: SourcePlan }): string => s.plan.id;
+    const recent = states.slice(0, 6).map(id);
+    const first = table.recentlyChanged(1000, 4).map(id);
+    assert.equal(first.length, 4);
+    const second = table.recentlyChanged(1000, 4).map(id);
+    // Every recent source gets its turn within two polls; none of the old ones ever comes.
+    assert.deepEqual([...new Set([...first, ...second])].sort(), [...recent].sort());
+    // A window that moves past some: they leave, and come back only with a new change.
+    assert.deepEqual(table.recentlyChanged(1004, 10).map(id).sort(), [states[4], states[5]].map((s) => id(s as (typeof states)[number])).sort());
+    assert.deepEqual(table.recentlyChanged(0, 10).map(id).sort(), [states[4], states[5]].map((s) => id(s as (typeof states)[number])).sort(), 'sources that fell out of the window stay out');
+    const revived = states[0] as (typeof states)[number];
+    table.observe(revived, { identity: 'ino0', size: 20, mtimeMs: 2000 });
+    assert.ok(table.recentlyChanged(1004, 10).map(id).includes(id(revived)), 'a new change brings a source back');
+    // An observation that did not change adds nothing.
+    const quiet = states[7] as (typeof states)[number];
+    table.observe(quiet, quiet.observed);
+    assert.ok(!table.recentlyChanged(0, 10).map(id).includes(id(quiet)));
+  });
+
+  it('walks every active source in activation order for the round robin', () => {
+    const table = new SourceTable([]);
+    assert.equal(table.nth(0), undefined);
+    const states = [0, 1, 2].map((i) => table.activate(plan(i)));
+    table.activate(plan(1)); // activated again: no second place in the order
+    assert.deepEqual([0, 1, 2, 3, 4].map((i) => table.nth(i)), [states[0], states[1], states[2], states[0], states[1]]);
+  });
 });

@@ -35,8 +35,21 @@ export interface Limits {
    * many sources there are.
    */
   readonly discoveryIdleSteps: number;
-  /** Registered files re-examined (stat) per poll when no watch event arrives. */
+  /**
+   * Registered files re-examined (stat) per idle poll, round robin over all
+   * of them, for changes no watch event reported. The watch sees nearly every
+   * change; this is the fallback, kept small so that it costs the same
+   * however many sources there are.
+   */
   readonly pollStatsPerTick: number;
+  /**
+   * Files whose last observed change is younger than pollRecentMs (the
+   * sessions in use) are also stat'ed at every idle poll, at most
+   * pollRecentStats of them: a change the watch missed in a live session is
+   * seen within one poll, not one round of the whole table.
+   */
+  readonly pollRecentMs: number;
+  readonly pollRecentStats: number;
   /** Pause after a lock error or an unexpected failure. */
   readonly cooldownMs: number;
   /** Retry delay after SQLite contention. */
@@ -139,7 +152,9 @@ export const LIMITS: Limits = {
   discoveryRevisitMs: 30_000,
   discoveryStepEntries: 32,
   discoveryIdleSteps: 32,
-  pollStatsPerTick: 256,
+  pollStatsPerTick: 32,
+  pollRecentMs: 3_600_000,
+  pollRecentStats: 64,
   cooldownMs: 5000,
   busyRetryMs: 250,
   headerCacheEntries: 2048,

@@ -23,6 +23,9 @@ import type { ScrubTarget } from './scrubber.ts';
 import { continuesCursor, resolveSource } from './source-moves.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
 
+/** Stats of the poll slice issued together (libuv runs four at a time; more only queue). */
+const POLL_STATS_TOGETHER = 32;
+
 export interface DiscoveryPort {
   step(): Promise<StepResult>;
   /** The root and module a path belongs to, or null (outside every root, or a link). */
@@ -180,7 +183,10 @@ export class FileSources {
     }
   }
 
-  /** Stat watched files first, then (every idle poll interval) a bounded round-robin slice of all of them. */
+  /**
+   * Stat watched files first, then (every idle poll interval) the files that
+   * changed lately and a bounded round-robin slice of all of them.
+   */
   async poll(): Promise<void> {
     const table = this.table;
     for (const path of [...this.dirtyPaths]) {
@@ -199,20 +205,22 @@ export class FileSources {
     // A first pass stats every file it finds; a background pass leaves that to this slice.
     if (this.busyPass || table.size === 0 || now - this.polledAt < this.options.limits.idlePollMs) return;
     this.polledAt = now;
-    const all = [...table.all()];
-    const count = Math.min(this.options.limits.pollStatsPerTick, all.length);
-    for (let i = 0; i < count; i++) {
-      const state = all[(this.pollIndex + i) % all.length] as SourceState;
-      if (!this.lanes.has(state.plan.id)) table.observe(state, ...(await observe(state.plan.path)));
+    const { limits } = this.options;
+    const count = Math.min(limits.pollStatsPerTick, table.size);
+    const slice = new Set(table.recentlyChanged(now - limits.pollRecentMs, limits.pollRecentStats));
+    for (let i = 0; i < count; i++) slice.add(table.nth(this.pollIndex + i) as SourceState);
+    this.pollIndex = (this.pollIndex + count) % table.size;
+    // Stats in groups that run together: one at a time, each costs a thread-pool round trip (about 3 × the CPU).
+    const states = [...slice];
+    for (let i = 0; i < states.length; i += POLL_STATS_TOGETHER) {
+      const group = states.slice(i, i + POLL_STATS_TOGETHER).filter((state) => !this.lanes.has(state.plan.id));
+      const seen = await Promise.all(group.map(async (state) => [state, await observe(state.plan.path)] as const));
+      for (const [state, [observation, problem]] of seen) table.observe(state, observation, problem);
     }
-    this.pollIndex = (this.pollIndex + count) % all.length;
   }
 
   private pending(): SourceState[] {
-    const table = this.table;
-    const list: SourceState[] = [];
-    for (const state of table.all()) if (!this.lanes.has(state.plan.id) && table.isPending(state, this.options.settled)) list.push(state);
-    return list.sort((a, b) => Number(b.dirty) - Number(a.dirty) || a.visits - b.visits);
+    return this.table.pendingStates(this.options.settled, (state) => this.lanes.has(state.plan.id));
   }
 
   /** File sources waiting for a visit, plus those being read (and, in a once run, those waiting for a pass). */
@@ -333,7 +341,7 @@ export class FileSources {
       const [seen] = await observe(active.state.plan.path);
       table.observe(active.state, seen, active.state.problem);
       // Bytes left behind at the end of a visit are an unfinished last line: wait for it to settle.
-      active.state.waitingTail = seen !== null && seen.size > active.state.cursor.offset && active.lane.exhausted ? seen : null;
+      table.waitForTail(active.state, seen !== null && seen.size > active.state.cursor.offset && active.lane.exhausted ? seen : null);
     }
   }
 
@@ -372,8 +380,8 @@ export class FileSources {
         message: `none of the ${files} files captured from this folder exist any more (unmounted, moved or deleted?); what was captured stays retained, and capture resumes when they are back`,
       });
     }
-    for (const state of this.table.all()) {
-      if (state.problem !== null) list.push({ path: state.plan.path, code: state.problem.code, message: state.problem.message });
+    for (const { plan, problem } of this.table.withProblems()) {
+      if (problem !== null) list.push({ path: plan.path, code: problem.code, message: problem.message });
     }
     return list;
   }

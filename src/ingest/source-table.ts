@@ -63,6 +63,8 @@ function sameObservation(a: Observation | null, b: Observation | null): boolean 
 export class SourceTable {
   private readonly byId = new Map<string, SourceState>();
   private readonly byPath = new Map<string, SourceState>();
+  /** Active sources in activation order (a source, once active, stays in the table). */
+  private readonly order: SourceState[] = [];
   /** Stored rows not (yet) matched by discovery, by id. */
   private readonly stored = new Map<string, StoredSource>();
   /** Current path of every stored row, for sources not (yet) active in this process. */
@@ -81,6 +83,18 @@ export class SourceTable {
    */
   private version = 0;
   private readonly answers = new Map<string, { version: number; value: unknown }>();
+  /**
+   * Sources that may be pending (see pendingStates): each one activated,
+   * observed, committed or given a waiting tail since it was last asked, and
+   * each whose answer can change with no such change (an unfinished tail that
+   * settles with time, a replaced file that waits for a pass). A source
+   * outside it is not pending, because isPending reads only what those
+   * changes set. Asking only these keeps an idle turn's cost independent of
+   * the number of unchanged sources.
+   */
+  private readonly candidates = new Set<SourceState>();
+  /** Sources whose file was seen changing, until recentlyChanged finds their last change older than its window. */
+  private readonly changing = new Set<SourceState>();
 
   /** `compute()`, taken again only when the table changed since it was last taken under `key`. */
   private memo<T>(key: string, compute: () => T): T {
@@ -112,6 +126,11 @@ export class SourceTable {
 
   all(): IterableIterator<SourceState> {
     return this.byId.values();
+  }
+
+  /** The active source at `index` of the activation order, modulo the table's size (a round robin's cursor). */
+  nth(index: number): SourceState | undefined {
+    return this.order.length === 0 ? undefined : this.order[index % this.order.length];
   }
 
   byPathGet(path: string): SourceState | undefined {
@@ -187,6 +206,7 @@ export class SourceTable {
       if (existing.plan.path !== plan.path) this.byPath.delete(existing.plan.path);
       existing.plan = plan;
       this.byPath.set(plan.path, existing);
+      this.candidates.add(existing);
       return existing;
     }
     const row = this.stored.get(plan.id);
@@ -203,6 +223,8 @@ export class SourceTable {
     };
     this.byId.set(plan.id, state);
     this.byPath.set(plan.path, state);
+    this.order.push(state);
+    this.candidates.add(state);
     return state;
   }
 
@@ -210,6 +232,7 @@ export class SourceTable {
     const state = this.byId.get(id);
     if (state === undefined) return;
     this.version++;
+    this.candidates.add(state);
     state.cursor = cursor;
     this.remember(cursor.identity, id);
     if (state.observed !== null && state.observed.identity === cursor.identity) state.replacedSeen = null;
@@ -218,6 +241,8 @@ export class SourceTable {
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
     const [gone, before, seen] = [state.gone, state.problem, state.observed];
     this.observeState(state, observation, problem);
+    this.candidates.add(state);
+    if (observation !== null && !sameObservation(seen, observation)) this.changing.add(state);
     if (state.gone !== gone || state.problem !== before || (state.observed !== seen && !sameObservation(seen, state.observed))) this.version++;
   }
 
@@ -286,6 +311,49 @@ export class SourceTable {
     for (const state of this.byId.values()) count(state.plan.path, state.gone);
     for (const row of this.stored.values()) if (!this.byId.has(row.id) && isFileFormat(row.format)) count(row.path, passComplete);
     return [...counts].filter(([, c]) => c.files > 0 && c.gone === c.files).map(([root, c]) => ({ root, files: c.files, folders: [...c.folders] }));
+  }
+
+  /**
+   * Up to `max` sources whose file last changed at or after `sinceMs` (by its
+   * mtime), the ones returned moving to the back so that all get turns.
+   * Sources whose change is older leave the set.
+   */
+  recentlyChanged(sinceMs: number, max: number): SourceState[] {
+    const list: SourceState[] = [];
+    for (const state of this.changing) {
+      if (list.length >= max) break;
+      this.changing.delete(state);
+      if (state.observed === null || state.observed.mtimeMs < sinceMs) continue;
+      list.push(state);
+    }
+    for (const state of list) this.changing.add(state);
+    return list;
+  }
+
+  /** Sources whose last observation or visit had a problem (an unreadable file, a failed read), in activation order. */
+  withProblems(): readonly SourceState[] {
+    return this.memo('problems', () => [...this.byId.values()].filter((s) => s.problem !== null));
+  }
+
+  /** A visit stopped at an unfinished last line of a file that looked like `tail` (null: it did not). */
+  waitForTail(state: SourceState, tail: Observation | null): void {
+    state.waitingTail = tail;
+    this.candidates.add(state);
+  }
+
+  /**
+   * The pending sources `busy` does not exclude (those being read), dirty
+   * ones first, then the least visited. Asks only the candidates; a busy one
+   * stays a candidate, to be asked when its visit is over.
+   */
+  pendingStates(settledAt: (mtimeMs: number) => boolean, busy: (state: SourceState) => boolean): SourceState[] {
+    const list: SourceState[] = [];
+    for (const state of this.candidates) {
+      if (busy(state)) continue;
+      if (this.isPending(state, settledAt)) list.push(state);
+      else if (state.waitingTail === null && state.replacedSeen === null) this.candidates.delete(state);
+    }
+    return list.sort((a, b) => Number(b.dirty) - Number(a.dirty) || a.visits - b.visits);
   }
 
   /** Whether a visit could capture something or must decide on a new generation. */

@@ -29,6 +29,36 @@ export function writeStatusFile(paths: HistoryPaths, status: HistoryStatus): voi
   }
 }
 
+/**
+ * A status that differs from the last one written only in its time is
+ * written again after this long: often enough that health (which calls a
+ * status older than HEALTH_STALE_AFTER_MS, 10 s, stale) sees a live writer,
+ * seldom enough that an idle service does not replace the file every second.
+ */
+export const STATUS_HEARTBEAT_MS = 4000;
+
+/** Writes a status when it changed (the times it was taken aside), or as a heartbeat. */
+export class StatusPublisher {
+  private last: string | null = null;
+  private writtenAt = 0;
+
+  constructor(
+    private readonly paths: HistoryPaths,
+    private readonly heartbeatMs = STATUS_HEARTBEAT_MS,
+  ) {}
+
+  /** Returns whether it wrote; a failed write is tried again at the next publish. */
+  publish(status: HistoryStatus): boolean {
+    // The times of taking (the status's and its migration progress's) are no change.
+    const content = JSON.stringify({ ...status, updatedAt: 0, migration: { ...status.migration, updatedAt: 0 } });
+    if (content === this.last && status.updatedAt - this.writtenAt < this.heartbeatMs) return false;
+    writeStatusFile(this.paths, status);
+    this.last = content;
+    this.writtenAt = status.updatedAt;
+    return true;
+  }
+}
+
 export function readStatusFile(paths: HistoryPaths): HistoryStatus | null {
   return readJsonFile(statusFilePath(paths)) as HistoryStatus | null;
 }

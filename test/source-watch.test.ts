@@ -1,0 +1,74 @@
+// The file watch (src/sources/watch.ts) watches the roots that exist and
+// takes in a root that appears at a refresh (the end of a discovery pass).
+// A missing root is not watched through its parent folder: that folder is
+// the bridge home for bridge roots, where the status file is replaced
+// every few seconds. Real chokidar on real folders.
+
+import assert from 'node:assert/strict';
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { SourceWatch } from '../src/sources/watch.ts';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `test()` holds (watch events take a moment to arrive). */
+async function until(test: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 200 && !test(); i++) await sleep(25);
+  assert.ok(test(), what);
+}
+
+describe('source watch', () => {
+  it('watches existing roots, not a missing one, and takes in a root that appears at a refresh', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ab-watch-'));
+    const present = join(home, '.claude', 'projects');
+    const missing = join(home, '.agent-bridge', 'runs');
+    mkdirSync(join(present, 'p'), { recursive: true });
+    mkdirSync(join(home, '.agent-bridge'));
+    const changed: string[] = [];
+    const watch = new SourceWatch([present, missing], (path) => changed.push(path));
+    watch.start();
+    try {
+      await until(() => watch.state === 'ready', 'the watch gets ready');
+      assert.deepEqual(watch.watchedRoots, [present]);
+
+      const session = join(present, 'p', 's1.jsonl');
+      writeFileSync(session, '{"type":"user"}\n');
+      await until(() => changed.includes(session), 'a new file under an existing root is reported');
+      appendFileSync(session, '{"type":"assistant"}\n');
+      await until(() => changed.filter((p) => p === session).length >= 2, 'an append is reported');
+
+      // A change in the bridge home (the missing root's parent) is no change of a source.
+      for (let i = 0; i < 5; i++) writeFileSync(join(home, '.agent-bridge', 'history.status.json'), `{"n":${i}}`);
+      await sleep(300);
+      assert.deepEqual(changed.filter((p) => !p.startsWith(present)), []);
+
+      // Nothing changes until a refresh; after it, the new root is watched.
+      watch.refresh();
+      assert.deepEqual(watch.watchedRoots, [present]);
+      mkdirSync(missing);
+      watch.refresh();
+      assert.deepEqual(watch.watchedRoots, [present, missing]);
+      await sleep(300); // chokidar sets up the new root's watch asynchronously
+      const run = join(missing, 'job.json');
+      writeFileSync(run, '{}');
+      await until(() => changed.includes(run), 'a file under the root that appeared is reported');
+    } finally {
+      await watch.close();
+    }
+    assert.equal(watch.state, 'off');
+  });
+
+  it('is ready at once when no root exists yet', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'ab-watch-'));
+    const watch = new SourceWatch([join(home, 'none')], () => undefined);
+    watch.start();
+    try {
+      assert.equal(watch.state, 'ready');
+      assert.deepEqual(watch.watchedRoots, []);
+    } finally {
+      await watch.close();
+    }
+  });
+});
