@@ -123,6 +123,8 @@ export interface Limits {
   readonly mirrorStepBytes: number;
   /** A deferred or refused project is tried again this long after. */
   readonly mirrorRecheckMs: number;
+  /** A project whose folder is absent is looked for again after mirrorRecheckMs, doubling each time up to this. */
+  readonly mirrorAbsentRecheckMaxMs: number;
   /** How often `serve` looks whether a synced replica is still there (the owner may delete it). */
   readonly mirrorVerifyMs: number;
   /** Replica connections kept open at once (the least recently used is closed). */
@@ -183,6 +185,7 @@ export const LIMITS: Limits = {
   mirrorIdsPerStep: 32,
   mirrorStepBytes: 64 * 1024,
   mirrorRecheckMs: 5000,
+  mirrorAbsentRecheckMaxMs: 300_000,
   mirrorVerifyMs: 30_000,
   mirrorOpenReplicas: 32,
   mirrorPrepareBudgetMs: 20,

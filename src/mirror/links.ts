@@ -4,7 +4,7 @@
 // allows it, so nothing is ever written through a symbolic link.
 
 import { lstatSync, mkdirSync, realpathSync, type Stats } from 'node:fs';
-import { deferred, errorText, refused, type MirrorProblem } from './problem.ts';
+import { absentFolder, deferred, errorText, refused, type MirrorProblem } from './problem.ts';
 
 export function lstatOrNull(path: string): Stats | null {
   try {
@@ -50,7 +50,7 @@ export function ensureFolder(folder: string, create: boolean): MirrorProblem | n
  */
 export function checkAnchor(dir: string): MirrorProblem | null {
   const info = lstatOrNull(dir);
-  if (info === null) return deferred(dir, `the project folder ${dir} does not exist on this machine`);
+  if (info === null) return absentFolder(dir);
   if (info.isSymbolicLink()) return refused(dir);
   if (!info.isDirectory()) return deferred(dir, `${dir} is not a directory`);
   let real: string;

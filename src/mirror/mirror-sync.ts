@@ -33,7 +33,7 @@ import { ReplicaMismatch } from './replica-writer.ts';
 
 export type MirrorLimits = Pick<
   Limits,
-  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'mirrorRecheckMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
+  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'mirrorRecheckMs' | 'mirrorAbsentRecheckMaxMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
 >;
 
 export interface MirrorSyncOptions {
@@ -55,6 +55,8 @@ interface Entry {
   reason: string | null;
   path: string | null;
   retryAt: number;
+  /** Checks in a row that found the project folder absent (each doubles the delay to the next). */
+  absentChecks: number;
   /** Move the replica aside before opening it next (it was found damaged or foreign). */
   backup: string | undefined;
   readonly sync: ProjectSync;
@@ -164,6 +166,7 @@ export class MirrorSync {
       reason: null,
       path: null,
       retryAt: 0,
+      absentChecks: 0,
       backup: undefined,
       sync: new ProjectSync(project, central.view, limits, this.now),
       open: null,
@@ -218,6 +221,7 @@ export class MirrorSync {
     entry.state = 'ready';
     entry.reason = null;
     entry.path = null;
+    entry.absentChecks = 0;
     entry.lastUsed = ++this.useClock;
   }
 
@@ -234,7 +238,10 @@ export class MirrorSync {
     entry.state = problem.state;
     entry.reason = problem.reason;
     entry.path = problem.path;
-    entry.retryAt = this.now() + this.options.limits.mirrorRecheckMs;
+    const { mirrorRecheckMs, mirrorAbsentRecheckMaxMs } = this.options.limits;
+    entry.absentChecks = problem.absent === true ? entry.absentChecks + 1 : 0;
+    const delay = entry.absentChecks === 0 ? mirrorRecheckMs : Math.min(mirrorRecheckMs * 2 ** (entry.absentChecks - 1), mirrorAbsentRecheckMaxMs);
+    entry.retryAt = this.now() + delay;
   }
 
   /** Keep at most mirrorOpenReplicas connections: close the least recently used. */

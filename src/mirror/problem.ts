@@ -7,10 +7,21 @@ export interface MirrorProblem {
   readonly state: 'deferred' | 'refused';
   readonly reason: string;
   readonly path: string;
+  /**
+   * The project folder is not on this machine (deleted, or a session from
+   * another machine): looked for again with a growing delay, since many such
+   * projects would otherwise cost an idle service a stat of each every few
+   * seconds. Any other problem is retried at the fixed recheck interval.
+   */
+  readonly absent?: true;
 }
 
 export function deferred(path: string, reason: string): MirrorProblem {
   return { state: 'deferred', reason, path };
+}
+
+export function absentFolder(path: string): MirrorProblem {
+  return { state: 'deferred', reason: `the project folder ${path} does not exist on this machine`, path, absent: true };
 }
 
 export function refused(path: string, reason = `${path} is a symbolic link: nothing is written through it`): MirrorProblem {
