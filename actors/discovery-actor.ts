@@ -22,9 +22,10 @@ export class DiscoveryActor implements DiscoveryPort {
   private readonly headers: HeaderCache;
   private readonly watcher: SourceWatch;
 
-  constructor(paths: HistoryPaths, limits: Limits, onChange: (path: string) => void) {
+  constructor(paths: HistoryPaths, limits: Limits, mode: 'serve' | 'once', onChange: (path: string) => void) {
     this.roots = fileSourceRoots(paths);
-    this.walker = new DiscoveryWalker(this.roots, limits.discoveryStepEntries);
+    // A serve run walks again every 30 s: it keeps folder listings so that its background passes replay unchanged folders.
+    this.walker = new DiscoveryWalker(this.roots, limits.discoveryStepEntries, { keepListings: mode === 'serve' });
     this.headers = new HeaderCache(limits.headerCacheEntries);
     // A root in the exact bytes: form cannot be watched (chokidar names files by lossy strings): polling covers it.
     this.watcher = new SourceWatch(this.roots.map((r) => r.root).filter((root) => !isBytesPath(root)), onChange);
@@ -54,8 +55,8 @@ export class DiscoveryActor implements DiscoveryPort {
     return { state: this.watcher.state, problem: this.watcher.problem };
   }
 
-  async step(): Promise<StepResult> {
-    const result = await this.walker.step();
+  async step(background: boolean): Promise<StepResult> {
+    const result = await this.walker.step(background);
     if (result.passComplete) this.watcher.refresh();
     return result;
   }

@@ -237,7 +237,7 @@ export class Supervisor {
     let scheduler: Scheduler | null = null;
     const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
     const bridge = new BridgeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd) });
-    const discovery = new DiscoveryActor(paths, this.limits, (path) => scheduler?.changed(path));
+    const discovery = new DiscoveryActor(paths, this.limits, options.mode, (path) => scheduler?.changed(path));
     const mirror = mirrorsDisabled(options.env)
       ? null
       : new MirrorActor(new MirrorSync({ paths, env: options.env, limits: this.limits, mode: options.mode }), () => (scheduler?.pauseReasons().length ?? 0) > 0);

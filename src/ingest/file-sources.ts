@@ -27,7 +27,8 @@ import { SourceTable, type SourceState } from './source-table.ts';
 const POLL_STATS_TOGETHER = 32;
 
 export interface DiscoveryPort {
-  step(): Promise<StepResult>;
+  /** One bounded step of the walk; a background one may replay unchanged folders (see src/sources/discovery.ts). */
+  step(background: boolean): Promise<StepResult>;
   /** The root and module a path belongs to, or null (outside every root, or a link). */
   locate(path: string): Promise<Found | null>;
   classify(found: Found): Promise<SourcePlan | null>;
@@ -114,7 +115,7 @@ export class FileSources {
     if (this.unadmitted.length > 0) await this.admit(this.unadmitted.splice(0));
     this.discoveryRunning = true;
     this.table.passRunning = true;
-    const step = await this.ports.discovery.step();
+    const step = await this.ports.discovery.step(this.backgroundPasses);
     await this.admit(step.files);
     if (!step.passComplete) return true;
     this.discoveryRunning = false;
