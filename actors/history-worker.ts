@@ -18,6 +18,7 @@ const api: HistoryWorkerApi = {
   pressure: (active) => supervisor.pressure(active),
   lockError: () => supervisor.lockError(),
   status: () => supervisor.status(),
+  progress: () => supervisor.progress(),
 };
 
 if (parentPort === null) throw new Error('history-worker must run in a worker thread');

@@ -20,7 +20,7 @@ import { HistoryError, serializeError, toHistoryError } from '../protocols/error
 import type { HistoryErrorShape } from '../protocols/errors.ts';
 import { CAUGHT_UP } from '../protocols/capture.ts';
 import type { MigrationProgress } from '../protocols/migration.ts';
-import type { HistoryStatus, OnceSummary, Phase, StartOptions } from '../protocols/service.ts';
+import type { HistoryStatus, OnceSummary, Phase, ServeProgress, StartOptions } from '../protocols/service.ts';
 import { LIMITS, type Limits } from '../src/config/limits.ts';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import { resolvePaths } from '../src/config/paths.ts';
@@ -308,10 +308,10 @@ export class Supervisor {
     }
   }
 
-  status(): HistoryStatus {
+  /** What `serve` redraws its progress line from, every second: the part of status() it reads, without the rest's cost. */
+  progress(): ServeProgress {
     const running = this.running;
     const scheduler = running?.ingestion?.scheduler;
-    this.refreshCounts(COUNTS_EVERY_MS);
     const migration = this.migrationStatus();
     let phase: Phase = this.phase === 'ingesting' && scheduler !== undefined ? (scheduler.phase === 'starting' ? 'starting' : scheduler.phase) : this.phase;
     if (phase === 'migrating' && migration.phase === 'failed') phase = 'failed';
@@ -319,12 +319,26 @@ export class Supervisor {
     return {
       phase,
       pausedBy: scheduler?.pauseReasons() ?? [],
+      backlog,
+      capture: scheduler?.meter.progress({ ...backlog, discovering: scheduler.discovering }, Date.now()) ?? CAUGHT_UP,
+      migration,
+    };
+  }
+
+  status(): HistoryStatus {
+    const running = this.running;
+    const scheduler = running?.ingestion?.scheduler;
+    this.refreshCounts(COUNTS_EVERY_MS);
+    const { phase, pausedBy, backlog, capture, migration } = this.progress();
+    return {
+      phase,
+      pausedBy,
       mode: this.options?.mode ?? null,
       pace: this.options?.pace ?? null,
       writer: running !== null || this.recovery !== null ? { pid: process.pid, self: true } : { pid: this.standbyOwner, self: false },
       counts: this.counts,
       backlog,
-      capture: scheduler?.meter.progress({ ...backlog, discovering: scheduler.discovering }, Date.now()) ?? CAUGHT_UP,
+      capture,
       discovery: {
         passes: running?.ingestion?.discovery.passes ?? 0,
         running: phase === 'ingesting' || phase === 'starting',

@@ -134,6 +134,9 @@ export interface OnceSummary {
   readonly status: HistoryStatus;
 }
 
+/** The part of the status `serve` redraws its progress line from (asked every second: it leaves out the costly rest). */
+export type ServeProgress = Pick<HistoryStatus, 'phase' | 'pausedBy' | 'backlog' | 'capture' | 'migration'>;
+
 /** What the history worker exposes to HistoryService. */
 export interface HistoryWorkerApi {
   start(options: StartOptions): Promise<void>;
@@ -143,4 +146,5 @@ export interface HistoryWorkerApi {
   pressure(active: boolean): void;
   lockError(): void;
   status(): HistoryStatus;
+  progress(): ServeProgress;
 }

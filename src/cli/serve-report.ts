@@ -3,7 +3,7 @@
 // redrawn every second on a terminal, otherwise a line when a backlog starts,
 // one every `everyMs` while it runs, and one when it is caught up.
 
-import type { HistoryStatus } from '../../protocols/service.ts';
+import type { ServeProgress } from '../../protocols/service.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { censusAll, type RootCensus } from '../ingest/root-census.ts';
 import { locateDatabases } from '../sources/opencode/locate.ts';
@@ -55,7 +55,7 @@ export class ProgressReporter {
     private readonly options: ProgressOptions,
   ) {}
 
-  update(status: HistoryStatus, now: number): void {
+  update(status: ServeProgress, now: number): void {
     const migrating = status.phase === 'migrating';
     const running = migrating || status.capture.since !== null;
     if (!running) {
@@ -78,7 +78,7 @@ export class ProgressReporter {
   }
 
   /** Ends a running backlog's report with a "caught up" line (the service's figures of the backlog just finished). */
-  private finish(status: HistoryStatus, now: number): void {
+  private finish(status: ServeProgress, now: number): void {
     const run = this.run;
     if (run === null) return;
     this.run = null;

@@ -19,7 +19,7 @@ import { CAUGHT_UP } from '../../protocols/capture.ts';
 import { HistoryError } from '../../protocols/errors.ts';
 import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
-import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, StartOptions } from '../../protocols/service.ts';
+import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, ServeProgress, StartOptions } from '../../protocols/service.ts';
 import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
@@ -159,6 +159,13 @@ export class HistoryService {
     if (this.disabled) return disabledStatus(this.startOptions.env as NodeJS.ProcessEnv);
     if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
     return unwrap(this.api.status());
+  }
+
+  /** The part of the status `serve`'s progress line needs (see ServeProgress). */
+  async progress(): Promise<ServeProgress> {
+    if (this.disabled) return disabledStatus(this.startOptions.env as NodeJS.ProcessEnv);
+    if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
+    return unwrap(this.api.progress());
   }
 
   /** For mode `once`: resolves when no work remains. */

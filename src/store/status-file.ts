@@ -18,7 +18,7 @@ export function statusFilePath(paths: HistoryPaths): string {
 const RESERVE = 16 * 1024;
 
 export function writeStatusFile(paths: HistoryPaths, status: HistoryStatus): void {
-  const json = `${JSON.stringify(status, null, 2)}\n`;
+  const json = `${JSON.stringify(status)}\n`; // compact: it is rewritten every few seconds, and holds one entry per project
   const size = Math.ceil((Buffer.byteLength(json) + RESERVE / 2) / RESERVE) * RESERVE;
   const text = json.padEnd(size - (Buffer.byteLength(json) - json.length), ' ');
   try {

@@ -58,7 +58,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     const progress = new ProgressReporter(say, { tty: process.stderr.isTTY === true, everyMs });
     const timer = setInterval(() => {
       service
-        .status()
+        .progress()
         .then((status) => progress.update(status, Date.now()))
         .catch(() => undefined); // a restarting worker: the next poll reports again
     }, PROGRESS_POLL_MS);
