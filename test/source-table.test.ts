@@ -56,8 +56,8 @@ describe('source table', () => {
           return under.length > 0 && under.every((s) => s.gone);
         });
         assert.deepEqual(table.vanishedRoots(ROOTS, true, () => false).map((v) => v.root).sort(), vanished.sort(), `seed ${seed} step ${step}: vanished roots`);
-        const failing = states.filter((s) => s.problem !== null).map((s) => s.plan.id);
-        assert.deepEqual(table.withProblems().map((s) => s.plan.id), failing, `seed ${seed} step ${step}: problems`);
+        const failing = states.filter((s) => s.problem !== null).map((s) => ({ path: s.plan.path, code: s.problem?.code, message: s.problem?.message }));
+        assert.deepEqual(table.sourceProblems(), failing, `seed ${seed} step ${step}: problems`);
         // The folders are asked on every call, memoised or not.
         assert.deepEqual(table.vanishedRoots(ROOTS, true, () => true), []);
       }

@@ -381,9 +381,7 @@ export class FileSources {
         message: `none of the ${files} files captured from this folder exist any more (unmounted, moved or deleted?); what was captured stays retained, and capture resumes when they are back`,
       });
     }
-    for (const { plan, problem } of this.table.withProblems()) {
-      if (problem !== null) list.push({ path: plan.path, code: problem.code, message: problem.message });
-    }
+    list.push(...this.table.sourceProblems());
     return list;
   }
 }

@@ -5,6 +5,7 @@
 
 import { dirname, sep } from 'node:path';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
+import type { SourceProblem } from '../../protocols/service.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
 import { FILE_FORMATS } from '../store/reindex-store.ts';
@@ -242,8 +243,9 @@ export class SourceTable {
     const [gone, before, seen] = [state.gone, state.problem, state.observed];
     this.observeState(state, observation, problem);
     this.candidates.add(state);
-    if (observation !== null && !sameObservation(seen, observation)) this.changing.add(state);
-    if (state.gone !== gone || state.problem !== before || (state.observed !== seen && !sameObservation(seen, state.observed))) this.version++;
+    const changed = observation !== seen && !sameObservation(seen, observation);
+    if (changed && observation !== null) this.changing.add(state);
+    if (state.gone !== gone || state.problem !== before || changed) this.version++;
   }
 
   private observeState(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null): void {
@@ -330,9 +332,13 @@ export class SourceTable {
     return list;
   }
 
-  /** Sources whose last observation or visit had a problem (an unreadable file, a failed read), in activation order. */
-  withProblems(): readonly SourceState[] {
-    return this.memo('problems', () => [...this.byId.values()].filter((s) => s.problem !== null));
+  /** The problem of each source whose last observation or visit had one (an unreadable file, a failed read), in activation order. */
+  sourceProblems(): readonly SourceProblem[] {
+    return this.memo('problems', () => {
+      const list: SourceProblem[] = [];
+      for (const { plan, problem } of this.byId.values()) if (problem !== null) list.push({ path: plan.path, code: problem.code, message: problem.message });
+      return list;
+    });
   }
 
   /** A visit stopped at an unfinished last line of a file that looked like `tail` (null: it did not). */
