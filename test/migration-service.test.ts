@@ -55,7 +55,11 @@ test('serve mode: pressure pauses the migration, a latched failure blocks ingest
   assert.equal(failed.phase, 'failed');
   assert.equal(failed.lastError?.code, 'VERIFY_FAILED');
   assert.match(migrationLines(failed.migration, { tty: false }).join('\n'), /reindex --retry/);
-  assert.equal(failed.counts.records, 0, 'no ingestion while the migration is failed');
+  // The store itself: status().counts are refreshed at most every 5 s.
+  const reader = new Database(paths.historyDb, { readonly: true });
+  const records = reader.prepare('SELECT count(*) FROM conversation_records').pluck().get();
+  reader.close();
+  assert.equal(records, 0, 'no ingestion while the migration is failed');
   assert.equal(migrationRow(paths.historyDb)?.status, 'failed');
 
   const owner = new Database(paths.historyDb);

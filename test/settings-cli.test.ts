@@ -178,7 +178,7 @@ describe('an invalid config.json is reported by every command that reads it', ()
       }, 'the service status with the problem');
       assert.deepEqual(live.service?.config.problems.map((p) => [p.severity, p.file, p.field]), [['error', config, '']]);
       assert.ok(live.service?.pausedBy.includes('config'), 'the last good switch (off) stays in force');
-      assert.equal(live.service?.counts.records, 0, 'nothing captured while switched off');
+      assert.equal(live.counts?.records, 0, 'nothing captured while switched off');
 
       writeConfig(config, INVALID);
       await until(() => (io.stderr().includes(`${config}: lingerSec: must be`) ? true : null), `serve reporting the new problems (stderr: ${io.stderr()})`);

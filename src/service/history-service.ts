@@ -116,6 +116,9 @@ export class HistoryService {
     this.startedAt = Date.now();
     worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: error.message }));
     worker.on('exit', (code) => this.exited(worker, code));
+    // Sent before start, so a worker spawned under pressure never captures a
+    // batch before it hears of it (the worker handles messages in order).
+    if (this.pressureOn) void this.api.pressure(true);
     try {
       await unwrap(this.api.start(this.startOptions));
     } catch (error) {
@@ -125,7 +128,6 @@ export class HistoryService {
       await worker.terminate();
       throw error;
     }
-    if (this.pressureOn) void this.api.pressure(true);
   }
 
   private exited(worker: Worker, code: number): void {
