@@ -178,7 +178,14 @@ function stage(name: string, source: string): { root: string; env: NodeJS.Proces
   mkdirSync(bridgeHome, { recursive: true });
   linkSync(join(source, 'bridge.db'), join(bridgeHome, 'bridge.db'));
   const nice = values.nice === undefined ? {} : { AGENT_BRIDGE_HISTORY_NICE: values.nice };
-  return { root, env: { ...process.env, ...nice, HOME: join(root, 'user'), AGENT_BRIDGE_HOME: bridgeHome, CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex'), XDG_DATA_HOME: join(root, 'xdg') } };
+  // Project mirrors off: a once run syncs replicas of the migrated history before it ends (this custom home puts
+  // them in <home>/project-mirrors/), which took some 180 s after verification on a 200,000-row home and is not
+  // the migration (bench/mirror.ts and bench/mirror-replay.ts measure it).
+  const mirrors = { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' };
+  return {
+    root,
+    env: { ...process.env, ...nice, ...mirrors, HOME: join(root, 'user'), AGENT_BRIDGE_HOME: bridgeHome, CLAUDE_CONFIG_DIR: join(root, 'claude'), CODEX_HOME: join(root, 'codex'), XDG_DATA_HOME: join(root, 'xdg') },
+  };
 }
 
 /**

@@ -3,6 +3,8 @@
 //     metadata ids (measured on the replica between steps, not only taken
 //     from the step's own report); a large project takes many steps;
 //   - a restarted mirror over a synced replica reads no record again;
+//   - a replica's FTS5 index is merged in steps of its own, not inside the
+//     copy commits (automerge off), and a finished sync leaves it merged;
 //   - {"history": {"ingest": false}} holds the mirror with capture (nothing
 //     written while paused), and it continues when switched back on.
 
@@ -62,7 +64,7 @@ describe('mirror steps', () => {
       copied += result.copied;
       checked += result.checked;
       more = result.more;
-      assert.ok(steps < 1000);
+      assert.ok(steps < 3000, 'the sync ends (copy, check and merge steps)');
     }
     sync.close();
     const records = count(replica, 'conversation_records');
@@ -85,6 +87,56 @@ describe('mirror steps', () => {
     sync.close();
     assert.equal(again, 0, 'no record copied twice');
     assert.ok(sweeps <= 6, `a sweep of 71 conversations in steps of 32 (${sweeps} steps)`);
+  });
+
+  it('merges the replica\'s FTS5 index in steps of its own, and a finished sync leaves nothing to merge', async () => {
+    const home = tempDir();
+    const bridge = join(tempDir('abh-merge-'), 'bridge');
+    const project = join(tempDir('abh-merge-project-'), 'merged');
+    mkdirSync(project);
+    // Lines of 20 KB: records of three lines, one to a copy step (their text fills its budget): 110 copy commits.
+    claudeSession(home, { session: id(150), cwd: project, lines: 330, word: 'mergewren', fill: 20_000 });
+    const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    const capture = await cli(['ingest', '--once', '--pace', 'max'], { ...env, AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
+    assert.equal(capture.code, 0, capture.stderr);
+
+    const replica = join(bridge, HOME_MIRRORS, replicaName(project));
+    const segments = (): number => (existsSync(replica) ? withReplica(replica, (db) => db.prepare('SELECT count(DISTINCT segid) FROM history_fts_idx').pluck().get() as number) : 0);
+    const sync = new MirrorSync({ paths: resolvePaths(env), env, limits: LIMITS, mode: 'once' });
+    let copySteps = 0;
+    let mergeSteps = 0;
+    for (let more = true, steps = 0; more; steps++) {
+      const before = segments();
+      const result = await sync.step();
+      const after = segments();
+      if (result.copied > 0) {
+        copySteps++;
+        // One segment per copy step (its documents go in one statement), and no merge inside its commit (automerge is off).
+        assert.ok(after === before + 1, `a copy step went from ${before} to ${after} segments`);
+      } else if (after < before) mergeSteps++;
+      more = result.more;
+      assert.ok(steps < 3000, 'the sync ends');
+    }
+    sync.close();
+    assert.ok(copySteps >= 100, `${copySteps} copy commits`);
+    assert.ok(mergeSteps > 0, 'merge steps ran');
+    withReplica(replica, (db) => {
+      assert.equal(db.prepare("SELECT v FROM history_fts_config WHERE k = 'automerge'").pluck().get(), 0, 'automerge is off in the replica');
+    });
+    const left = segments();
+    // FTS5 keeps fewer than 4 (usermerge) segments on each level once merged; a hundred commits unmerged would be a hundred.
+    assert.ok(left <= 12, `${left} segments after ${copySteps} copy commits`);
+    const db = new Database(replica);
+    try {
+      const changes = db.prepare('SELECT total_changes()').pluck();
+      const before = changes.get() as number;
+      db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', 64)").run();
+      assert.ok((changes.get() as number) - before < 2, 'a finished sync leaves nothing to merge');
+      db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('integrity-check', 1)").run();
+    } finally {
+      db.close();
+    }
+    assert.deepEqual(ftsCounts(replica, 'mergewren'), { fts: 330, bodies: 330 });
   });
 
   it('copies as many records as fit in a step\'s byte budget, their documents\' text counted (a first record may exceed it)', async () => {

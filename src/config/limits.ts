@@ -121,6 +121,18 @@ export interface Limits {
    * (bench/mirror.ts); a step's latency follows its bytes, not its count.
    */
   readonly mirrorStepBytes: number;
+  /**
+   * FTS5 pages a replica merge step writes at most (about; src/mirror/replica-merge.ts):
+   * replicas merge their index in steps of their own, not inside copy commits.
+   */
+  readonly mirrorMergePages: number;
+  /**
+   * A merge step runs merges of mirrorMergePages while they find work, until
+   * this much time has passed (its first merge runs whatever the time): one
+   * step per merge made three times as many steps as copies, and every step
+   * costs the service loop a turn.
+   */
+  readonly mirrorMergeMs: number;
   /** A deferred or refused project is tried again this long after. */
   readonly mirrorRecheckMs: number;
   /** A project whose folder is absent is looked for again after mirrorRecheckMs, doubling each time up to this. */
@@ -184,6 +196,8 @@ export const LIMITS: Limits = {
   mirrorRecordsPerStep: 8,
   mirrorIdsPerStep: 32,
   mirrorStepBytes: 64 * 1024,
+  mirrorMergePages: 64,
+  mirrorMergeMs: 6,
   mirrorRecheckMs: 5000,
   mirrorAbsentRecheckMaxMs: 300_000,
   mirrorVerifyMs: 30_000,

@@ -1,10 +1,12 @@
 // Passes 2-4 walk the chunks the snapshot pass recorded, table by table, in
 // the same order and with the same boundaries:
 //   snapshot-verify  re-read every chunk from the snapshot (reopened read-only)
-//   copy             check the chunk in the snapshot, copy it into history.db
-//                    with the original rowids (INSERT ... SELECT from the
-//                    snapshot attached to the writer connection), read it back
-//                    and check, commit
+//   copy             copy the chunk into history.db with the original rowids
+//                    (INSERT ... SELECT from the snapshot attached to the
+//                    writer connection), read it back and check, commit (the
+//                    snapshot's chunk is encoded only to explain a mismatch:
+//                    rows read back that equal the recorded chunk are right
+//                    whatever the snapshot holds)
 //   verify           re-read every chunk from history.db
 // Each chunk is checked against its recorded count and bh-row-v1 digest,
 // encoded inside SQLite (row-sql.ts), and its checkpoint is written in the
@@ -154,11 +156,15 @@ export async function copyPass(ctx: PassContext, progress: ProgressStore, snapsh
         return {
           transaction: (chunks) => history.transaction(chunks).immediate(),
           chunk: (chunk) => {
-            checkEncoded(source.encode(chunk), chunk, 'copy (snapshot read)', null);
             // INSERT OR IGNORE keeps a pre-existing row; reading back then shows
             // whether it is the same row (a replay after a crash) or a conflict.
             copy(chunk);
-            checkEncoded(target.encode(chunk), chunk, 'copy', null, explain(chunk));
+            // The rows read back must be the recorded chunk, whatever the snapshot holds now; only when
+            // they are not is the snapshot's chunk encoded too, to say which side changed.
+            checkEncoded(target.encode(chunk), chunk, 'copy', null, () => {
+              checkEncoded(source.encode(chunk), chunk, 'copy (snapshot read)', null);
+              explain(chunk)();
+            });
           },
           finish: () => undefined,
         };

@@ -5,7 +5,9 @@
 //   2. checks one unit of at most `idsPerStep` ids: a page of the project
 //      list, or a slice of one project's sweep (src/mirror/project-sync.ts);
 //   3. copies at most `recordsPerStep` records of one dirty conversation,
-//      rotating over projects.
+//      or merges a bounded part of a replica's FTS5 index (bounded merges
+//      for about mirrorMergeMs) when that project owes it (after its
+//      documents were copied), rotating over projects.
 // Rounds: whenever the central store changed since the last round began
 // (PRAGMA data_version), a round lists the projects and sweeps each one
 // once. Between rounds, when nothing changed, a step costs two pragmas.
@@ -33,7 +35,7 @@ import { ReplicaMismatch } from './replica-writer.ts';
 
 export type MirrorLimits = Pick<
   Limits,
-  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'mirrorRecheckMs' | 'mirrorAbsentRecheckMaxMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
+  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'mirrorMergePages' | 'mirrorMergeMs' | 'mirrorRecheckMs' | 'mirrorAbsentRecheckMaxMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
 >;
 
 export interface MirrorSyncOptions {
@@ -46,6 +48,13 @@ export interface MirrorSyncOptions {
   /** The git binary (tests point it at a missing one). */
   readonly git?: string;
 }
+
+/**
+ * Copy and merge units one project may run in a row before the next due
+ * project's turn: its replica stays open and warm (with more projects than
+ * open connections, a turn per step reopened a replica for nearly every step).
+ */
+const TURN_STEPS = 16;
 
 interface Entry {
   readonly project: string;
@@ -84,6 +93,8 @@ export class MirrorSync {
   private round: Round | null = null;
   private lastRoundVersion: number | null = null;
   private copyTurn = 0;
+  /** The project whose copy and merge units the last steps ran, and how many in a row. */
+  private turn: { readonly project: string; steps: number } | null = null;
   private verifiedAt = 0;
   private useClock = 0;
   /** A central reindex holds copying back. */
@@ -116,9 +127,9 @@ export class MirrorSync {
     // The check and copy units hold the worker thread (Git, in prepareDue, runs in child processes).
     const started = performance.now();
     const checked = this.checkUnit(version);
-    const copied = this.copyUnit();
+    const { copied, worked } = this.copyUnit();
     // Steps that found nothing to do (idle turns) are not counted: they would only dilute the latency figures.
-    if (checked > 0 || copied > 0) {
+    if (checked > 0 || worked) {
       this.latency.add(performance.now() - started);
       this.steps++;
       this.copiedTotal += copied;
@@ -140,7 +151,7 @@ export class MirrorSync {
     // Deferred and refused projects are not work: they are retried when due, and a once run does not wait for them.
     for (const entry of this.entries.values()) {
       if (entry.state === 'pending') return true;
-      if (entry.state === 'ready' && (entry.sync.hasDirty || !entry.sync.swept)) return true;
+      if (entry.state === 'ready' && (entry.sync.hasDirty || entry.sync.mergeOwed || !entry.sync.swept)) return true;
     }
     return false;
   }
@@ -158,6 +169,7 @@ export class MirrorSync {
       recordsPerStep: this.options.limits.mirrorRecordsPerStep,
       idsPerStep: this.options.limits.mirrorIdsPerStep,
       stepBytes: this.options.limits.mirrorStepBytes,
+      mergePages: this.options.limits.mirrorMergePages,
     };
     this.entries.set(project, {
       project,
@@ -342,11 +354,39 @@ export class MirrorSync {
     return 0;
   }
 
-  private copyUnit(): number {
-    const dirty = [...this.entries.values()].filter((e) => e.state === 'ready' && e.sync.hasDirty);
-    if (dirty.length === 0) return 0;
-    const entry = dirty[this.copyTurn++ % dirty.length] as Entry;
-    return this.guarded(entry, (sync) => sync.copy());
+  /** A copy, or a merge where the project's turn finds one owed (a merge copies nothing but is work). */
+  private copyUnit(): { copied: number; worked: boolean } {
+    const entry = this.nextTurn();
+    if (entry === null) return { copied: 0, worked: false };
+    let merged = false;
+    const copied = this.guarded(entry, (sync) => {
+      if (!sync.mergeOwed) return sync.copy();
+      const started = performance.now();
+      do sync.merge();
+      while (sync.mergeOwed && performance.now() - started < this.options.limits.mirrorMergeMs);
+      merged = true;
+      return 0;
+    });
+    return { copied, worked: copied > 0 || merged };
+  }
+
+  /** The project of this copy or merge unit: the last one's while it has work and turns left, else the next due one. */
+  private nextTurn(): Entry | null {
+    const due = (e: Entry): boolean => e.state === 'ready' && (e.sync.hasDirty || e.sync.mergeOwed);
+    const turn = this.turn;
+    const current = turn === null ? undefined : this.entries.get(turn.project);
+    if (turn !== null && current !== undefined && due(current) && turn.steps < TURN_STEPS) {
+      turn.steps++;
+      return current;
+    }
+    const candidates = [...this.entries.values()].filter(due);
+    if (candidates.length === 0) {
+      this.turn = null;
+      return null;
+    }
+    const next = candidates[this.copyTurn++ % candidates.length] as Entry;
+    this.turn = { project: next.project, steps: 1 };
+    return next;
   }
 
   // ---- status -----------------------------------------------------------------

@@ -12,7 +12,11 @@
 //   copy   up to `recordsPerStep` records of dirty conversations after their
 //          cursors, as many as fit in `stepBytes` (a step's first record is
 //          taken whatever its size), byte for byte, with the documents
-//          derived from them, and the cursors, in one replica transaction.
+//          derived from them, and the cursors, in one replica transaction;
+//          the documents go in last and together: one FTS5 segment per step.
+//   merge  after every few copy steps, bounded FTS5 merges of the
+//          replica's index (replica-merge.ts: FTS5 does not merge inside
+//          the copy commits), until one finds nothing to merge.
 //
 // A sweep runs whenever the central store changed since the last one began
 // (its data_version), so a late job binding, a project learned later or a
@@ -26,13 +30,16 @@
 // longer derives stays (nothing is deleted).
 
 import type { CentralView, ConversationMeta, DocumentRow } from './central.ts';
-import type { ReplicaWriter } from './replica-writer.ts';
+import { mergeStep, SEGMENTS_PER_MERGE } from './replica-merge.ts';
+import type { DocumentCopy, ReplicaWriter } from './replica-writer.ts';
 
 export interface SyncLimits {
   readonly recordsPerStep: number;
   readonly idsPerStep: number;
   /** Bytes (raw, body and documents' text) a copy step's records fit in (its first record excepted). */
   readonly stepBytes: number;
+  /** FTS5 pages a merge step writes at most (about). */
+  readonly mergePages: number;
 }
 
 interface Sweep {
@@ -55,6 +62,15 @@ export class ProjectSync {
   private writer: ReplicaWriter | null = null;
   /** A document refresh in progress: the central reindex it follows, and the last replica record done. */
   private refresh: { readonly target: string; after: number } | null = null;
+  /**
+   * The replica's index may have segments to merge: SEGMENTS_PER_MERGE copy
+   * steps or a document refresh since a merge last found nothing. A new sync
+   * state owes one: its replica may come from an earlier run. Reopening a
+   * replica (after the connection was closed to keep few open) owes nothing:
+   * the state followed every write.
+   */
+  mergeOwed = true;
+  private copiesSinceMerge = 0;
 
   constructor(
     readonly project: string,
@@ -70,6 +86,8 @@ export class ProjectSync {
    */
   attach(writer: ReplicaWriter, fresh: boolean): void {
     if (fresh) {
+      this.mergeOwed = true;
+      this.copiesSinceMerge = 0;
       this.sweep = null;
       this.sweptVersion = null;
       this.dirty.clear();
@@ -188,6 +206,7 @@ export class ProjectSync {
     let read = 0;
     let bytes = 0;
     const done: Array<{ conversation: string; pending: number; count: number; last: number; full: boolean }> = [];
+    const documents: DocumentCopy[] = [];
     this.replica.db
       .transaction(() => {
         for (const [conversation, pending] of this.dirty) {
@@ -199,13 +218,15 @@ export class ProjectSync {
           bytes += page.bytes;
           for (const record of records) {
             if (this.replica.putRecord(record)) copied++;
-            this.copyDocuments(record.id);
+            for (const doc of this.central.documentsOf(record.id)) documents.push(this.documentCopy(doc));
           }
           const last = records.at(-1);
           if (last !== undefined) this.replica.setCursor(conversation, last.id);
           done.push({ conversation, pending, count: records.length, last: last?.id ?? 0, full: page.more });
           if (page.more && records.length < want) break; // the byte budget is spent
         }
+        // The step's documents last, together: one FTS5 segment for the step.
+        this.replica.putDocuments(documents);
       })
       .immediate();
     // After the commit: the in-memory queue follows what is durable.
@@ -215,8 +236,16 @@ export class ProjectSync {
       if (full && this.central.lastRecord(conversation) > last) this.dirty.set(conversation, Math.max(1, pending - count));
     }
     this.records += copied;
+    if (read > 0 && ++this.copiesSinceMerge >= SEGMENTS_PER_MERGE) this.mergeOwed = true;
     if (this.dirty.size === 0 && this.sweep === null) this.syncedAt = this.now();
     return copied;
+  }
+
+  /** One bounded FTS5 merge of the replica's index; when it finds nothing to merge, nothing is owed until more copies. */
+  merge(): void {
+    if (mergeStep(this.replica.db, this.limits.mergePages)) return;
+    this.mergeOwed = false;
+    this.copiesSinceMerge = 0;
   }
 
   /** One slice of a document refresh (up to recordsPerStep records' documents). Copies no record: returns 0. */
@@ -224,25 +253,25 @@ export class ProjectSync {
     const ids = this.replica.recordIdsAfter(refresh.after, this.limits.recordsPerStep);
     this.replica.db
       .transaction(() => {
+        const missing: DocumentCopy[] = [];
         for (const record of ids) {
-          for (const doc of this.central.documentsOf(record)) if (!this.replica.refreshDocument(doc)) this.copyDocument(doc);
+          for (const doc of this.central.documentsOf(record)) if (!this.replica.refreshDocument(doc)) missing.push(this.documentCopy(doc));
         }
+        this.replica.putDocuments(missing);
         if (ids.length < this.limits.recordsPerStep) this.replica.setMeta('documents', refresh.target);
       })
       .immediate();
     refresh.after = ids.at(-1) ?? refresh.after;
+    if (ids.length > 0) this.mergeOwed = true;
     if (ids.length < this.limits.recordsPerStep) this.refresh = null;
     return 0;
   }
 
-  private copyDocuments(record: number): void {
-    for (const doc of this.central.documentsOf(record)) this.copyDocument(doc);
-  }
-
-  private copyDocument(doc: DocumentRow): void {
+  /** What the replica needs to copy a central document: its ref points at the replica's conversation row. */
+  private documentCopy(doc: DocumentRow): DocumentCopy {
     const ref = this.central.refOf(doc.rowid);
     const conversationRowid = ref === undefined ? null : this.conversationRowid(ref.conversation);
-    this.replica.putDocument(doc, ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, this.central.tagsOf(doc.id));
+    return { doc, ref: ref === undefined || conversationRowid === null ? null : { record: ref.record, conversation: conversationRowid, line: ref.line }, tags: this.central.tagsOf(doc.id) };
   }
 
   /** The replica rowid of a conversation a document refers to (its row copied first when it is not there yet). */

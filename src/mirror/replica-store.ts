@@ -20,6 +20,7 @@ import { openQueryOnly } from '../sqlite/open.ts';
 import { READER_BUSY_TIMEOUT_MS, registerFunctions, WRITER_BUSY_TIMEOUT_MS } from '../store/open.ts';
 import { schemaSql } from '../store/schema.ts';
 import { projectHash } from './location.ts';
+import { holdAutomerge } from './replica-merge.ts';
 
 export const REPLICA_SCHEMA_VERSION = 1;
 /** 'ABMR' (agent-bridge mirror replica). */
@@ -103,6 +104,7 @@ export function openReplicaWriter(path: string, project: string, options: { fts:
     db.pragma('synchronous = NORMAL');
     db.pragma('cache_size = -2048');
     if (what === 'fresh') create(db, project, options.fts, options.now ?? Date.now());
+    holdAutomerge(db);
     return { ok: true, db, created: what === 'fresh' };
   } catch (error) {
     if (db.open) db.close();

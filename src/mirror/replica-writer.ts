@@ -6,6 +6,7 @@
 // one transaction with the cursor it moves.
 
 import { HistoryError } from '../../protocols/errors.ts';
+import { MultiRowInsert } from '../sqlite/multi-row.ts';
 import type { Db } from '../store/open.ts';
 import type { AliasMeta, BindingMeta, ConversationMeta, DocumentRow, RecordRow } from './central.ts';
 
@@ -15,6 +16,16 @@ export class ReplicaMismatch extends HistoryError {
     super('VERIFY_FAILED', message, { step: 'mirror records' });
   }
 }
+
+/** A document to copy: its central row, its ref with the replica's conversation rowid (null: none), its tags. */
+export interface DocumentCopy {
+  readonly doc: DocumentRow;
+  readonly ref: { readonly record: number; readonly conversation: number; readonly line: number } | null;
+  readonly tags: ReadonlyArray<{ readonly type: string; readonly value: string }>;
+}
+
+/** Documents per multi-row insert (12 parameters each, far below SQLite's limit). */
+const DOCUMENT_GROUP = 128;
 
 export class ReplicaWriter {
   private readonly getCursor;
@@ -28,7 +39,7 @@ export class ReplicaWriter {
   private readonly insertRecord;
   private readonly recordById;
   private readonly recordByKey;
-  private readonly insertDocument;
+  private readonly insertDocuments;
   private readonly insertRef;
   private readonly insertTag;
   private readonly lastRecord;
@@ -67,11 +78,12 @@ export class ReplicaWriter {
     );
     this.recordById = db.prepare('SELECT source, generation, offset, conversation, raw, body FROM conversation_records WHERE id = ?');
     this.recordByKey = db.prepare('SELECT id FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?').pluck();
-    this.insertDocument = db.prepare(
-      `INSERT INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor)
-       VALUES (@id, @kind, @agent, @at, @body, @folded, @link, @message, @job, @run, @session, @cursor)
-       ON CONFLICT(id) DO NOTHING RETURNING rowid`,
-    ).pluck();
+    this.insertDocuments = new MultiRowInsert(
+      db,
+      'INSERT INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor)',
+      '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'ON CONFLICT(id) DO NOTHING RETURNING rowid, id',
+    );
     this.insertRef = db.prepare('INSERT OR IGNORE INTO history_document_refs (doc, record, conversation, line) VALUES (?, ?, ?, ?)');
     this.insertTag = db.prepare('INSERT OR IGNORE INTO history_tags (id, type, value) VALUES (?, ?, ?)');
     this.lastRecord = db.prepare('SELECT id, source, generation, offset, length(raw) AS size FROM conversation_records ORDER BY id DESC LIMIT 1');
@@ -157,14 +169,28 @@ export class ReplicaWriter {
     throw new ReplicaMismatch(`the replica holds another record ${other ?? '?'} where the central store has record ${record.id} (${record.source} generation ${record.generation} offset ${record.offset})`);
   }
 
-  /** Copy a document with its ref (conversation: the replica rowid) and tags, unless it is there already. */
-  putDocument(doc: DocumentRow, ref: { record: number; conversation: number; line: number } | null, tags: ReadonlyArray<{ type: string; value: string }>): boolean {
-    const { rowid: _central, ...columns } = doc;
-    const rowid = this.insertDocument.get(columns) as number | undefined;
-    if (rowid === undefined) return false;
-    if (ref !== null) this.insertRef.run(rowid, ref.record, ref.conversation, ref.line);
-    for (const tag of tags) this.insertTag.run(doc.id, tag.type, tag.value);
-    return true;
+  /**
+   * Copy documents with their refs (conversation: the replica rowid) and
+   * tags, those already there excepted, DOCUMENT_GROUP rows per statement
+   * (one FTS5 segment per group, not per document: src/sqlite/multi-row.ts).
+   * Returns how many were new.
+   */
+  putDocuments(copies: readonly DocumentCopy[]): number {
+    let inserted = 0;
+    for (let at = 0; at < copies.length; at += DOCUMENT_GROUP) {
+      const group = copies.slice(at, at + DOCUMENT_GROUP);
+      const byId = new Map(group.map((copy) => [copy.doc.id, copy]));
+      const params: unknown[] = [];
+      for (const { doc } of byId.values()) params.push(doc.id, doc.kind, doc.agent, doc.at, doc.body, doc.folded, doc.link, doc.message, doc.job, doc.run, doc.session, doc.cursor);
+      const rows = this.insertDocuments.statement(byId.size).all(...params) as Array<{ rowid: number; id: string }>;
+      for (const { rowid, id } of rows) {
+        const { doc, ref, tags } = byId.get(id) as DocumentCopy;
+        if (ref !== null) this.insertRef.run(rowid, ref.record, ref.conversation, ref.line);
+        for (const tag of tags) this.insertTag.run(doc.id, tag.type, tag.value);
+      }
+      inserted += rows.length;
+    }
+    return inserted;
   }
 
   /** The newest record the replica holds (to check it still matches the central store). */

@@ -5,12 +5,8 @@
 // conflict that fails the whole transaction.
 //
 // Documents are queued by addDocument and inserted by flushDocuments, many
-// rows per statement. Why: history_documents has an AFTER INSERT trigger that
-// writes history_fts, so every INSERT on it runs under a statement savepoint,
-// and FTS5 flushes its pending terms to a new segment at every savepoint.
-// One statement per document therefore made one FTS segment per document
-// (and the merge work to match); one statement per group of documents makes
-// one segment per group. The writer flushes once per transaction, after
+// rows per statement (src/sqlite/multi-row.ts says why: FTS5 makes a segment
+// per statement savepoint). The writer flushes once per transaction, after
 // every record of the batch (src/store/writer.ts), so a batch of up to
 // DOCUMENT_GROUP documents makes one segment, as plain FTS5 inserts committed
 // together would; a flush per chunk made several, and more merge work.
@@ -20,7 +16,7 @@ import type { AppendTotals } from '../../protocols/history.ts';
 import type { DocumentInput, DocumentSpan } from '../../protocols/rows.ts';
 import { runOfConversation } from '../keys/bridge.ts';
 import type { ConversationRow } from './conversations.ts';
-import type { Statement } from 'better-sqlite3';
+import { MultiRowInsert } from '../sqlite/multi-row.ts';
 import { type Db, hasTable } from './open.ts';
 
 export function documentId(record: number, offset: number): string {
@@ -54,21 +50,29 @@ interface PendingDocument {
 export class RecordAppender {
   private readonly insertRecord;
   private readonly existingRecord;
-  private readonly insertDocuments = new Map<number, Statement>();
-  private readonly insertSpans = new Map<number, Statement>();
-  private readonly insertTexts = new Map<number, Statement>();
+  private readonly insertDocuments;
+  private readonly insertSpans;
+  private readonly insertTexts;
   private readonly insertRef;
   /** The store keeps derivable text as spans (schema.ts, DERIVED_TEXT_FTS_SQL), not as bodies. */
   private readonly spans: boolean;
   private pending: PendingDocument[] = [];
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.spans = hasTable(db, 'history_document_spans');
     this.insertRecord = db.prepare(
       "INSERT OR IGNORE INTO conversation_records (source, generation, offset, conversation, at, raw, body, part) VALUES (?, ?, ?, ?, ?, ?, '', ?)",
     );
     this.existingRecord = db.prepare('SELECT id, conversation, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?');
     this.insertRef = db.prepare('INSERT OR IGNORE INTO history_document_refs (doc, record, conversation, line) VALUES (?, ?, ?, ?)');
+    this.insertDocuments = new MultiRowInsert(
+      db,
+      'INSERT OR IGNORE INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor)',
+      "(?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)",
+      'RETURNING rowid, id',
+    );
+    this.insertSpans = new MultiRowInsert(db, 'INSERT INTO history_document_spans (doc, start, length, format, carry, trimmed)', '(?, ?, ?, ?, ?, ?)');
+    this.insertTexts = new MultiRowInsert(db, 'INSERT INTO history_fts (rowid, body)', '(?, ?)');
   }
 
   /** Append a record (or find the identical one) and return its id. */
@@ -142,7 +146,7 @@ export class RecordAppender {
       if (!byId.has(doc.id)) byId.set(doc.id, doc);
       params.push(...doc.params);
     }
-    const inserted = this.documentsStatement(group.length).all(...params) as Array<{ rowid: number; id: string }>;
+    const inserted = this.insertDocuments.statement(group.length).all(...params) as Array<{ rowid: number; id: string }>;
     const spans: unknown[] = [];
     const texts: unknown[] = [];
     for (const row of inserted) {
@@ -160,8 +164,8 @@ export class RecordAppender {
     // in one statement per group (one FTS5 segment, as above), and their recipes beside them.
     if (texts.length > 0) {
       const rows = texts.length / 2;
-      this.rowsStatement(this.insertSpans, 'history_document_spans (doc, start, length, format, carry, trimmed)', 6, rows).run(...spans);
-      this.rowsStatement(this.insertTexts, 'history_fts (rowid, body)', 2, rows).run(...texts);
+      this.insertSpans.statement(rows).run(...spans);
+      this.insertTexts.statement(rows).run(...texts);
     }
   }
 
@@ -173,28 +177,5 @@ export class RecordAppender {
   /** Throws if documents are still queued: every transaction must flush what it queued before it commits. */
   assertFlushed(): void {
     if (this.pending.length > 0) throw new Error(`${this.pending.length} queued documents were not flushed before the transaction ended`);
-  }
-
-  /** A multi-row INSERT of `rows` rows of `width` values into `into`, cached by row count. */
-  private rowsStatement(cache: Map<number, Statement>, into: string, width: number, rows: number): Statement {
-    let statement = cache.get(rows);
-    if (statement === undefined) {
-      const row = `(${Array.from({ length: width }, () => '?').join(', ')})`;
-      statement = this.db.prepare(`INSERT INTO ${into} VALUES ${Array.from({ length: rows }, () => row).join(', ')}`);
-      cache.set(rows, statement);
-    }
-    return statement;
-  }
-
-  private documentsStatement(rows: number): Statement {
-    let statement = this.insertDocuments.get(rows);
-    if (statement === undefined) {
-      const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)").join(', ');
-      statement = this.db.prepare(
-        `INSERT OR IGNORE INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor) VALUES ${values} RETURNING rowid, id`,
-      );
-      this.insertDocuments.set(rows, statement);
-    }
-    return statement;
   }
 }
