@@ -52,6 +52,8 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return this.writer.saveScrub(message.progress);
       case 'counts':
         return this.writer.counts();
+      case 'mergeIndex':
+        return this.writer.mergeIndex(message.pages, message.budgetMs);
       case 'cursors':
         return cursorsWithPrefix(this.db, message.prefix);
       case 'versions':

@@ -27,6 +27,8 @@ export type HistoryMessage =
   | { readonly type: 'scrubProgress' }
   | { readonly type: 'saveScrub'; readonly progress: ScrubProgress }
   | { readonly type: 'counts' }
+  /** Bounded FTS5 merges between batches (src/store/fts-merge.ts); the reply says whether merge work may remain. */
+  | { readonly type: 'mergeIndex'; readonly pages: number; readonly budgetMs: number }
   /** Cursors whose key starts with `prefix` (a record provider loading its committed state). */
   | { readonly type: 'cursors'; readonly prefix: string }
   /** Retained generations (observed versions) of row-shaped sources (bridge envelopes). */
@@ -58,6 +60,7 @@ export interface HistoryReplies {
   scrubProgress: ScrubProgress;
   saveScrub: void;
   counts: StoreCounts;
+  mergeIndex: boolean;
   cursors: Array<[string, string]>;
   versions: RetainedVersion[];
   reindexProgress: ReindexProgress | null;

@@ -122,17 +122,15 @@ export interface Limits {
    */
   readonly mirrorStepBytes: number;
   /**
-   * FTS5 pages a replica merge step writes at most (about; src/mirror/replica-merge.ts):
-   * replicas merge their index in steps of their own, not inside copy commits.
+   * FTS5 pages one merge writes at most (about), and how long a merge step
+   * goes on merging while merges find work (its first merge runs whatever the
+   * time): history.db and replicas merge their index in steps of their own
+   * between batches, not inside the commits (src/store/fts-merge.ts). One
+   * merge per step made three times as many mirror steps as copies, and
+   * every step costs the service loop a turn.
    */
-  readonly mirrorMergePages: number;
-  /**
-   * A merge step runs merges of mirrorMergePages while they find work, until
-   * this much time has passed (its first merge runs whatever the time): one
-   * step per merge made three times as many steps as copies, and every step
-   * costs the service loop a turn.
-   */
-  readonly mirrorMergeMs: number;
+  readonly ftsMergePages: number;
+  readonly ftsMergeMs: number;
   /** A deferred or refused project is tried again this long after. */
   readonly mirrorRecheckMs: number;
   /** A project whose folder is absent is looked for again after mirrorRecheckMs, doubling each time up to this. */
@@ -196,8 +194,8 @@ export const LIMITS: Limits = {
   mirrorRecordsPerStep: 8,
   mirrorIdsPerStep: 32,
   mirrorStepBytes: 64 * 1024,
-  mirrorMergePages: 64,
-  mirrorMergeMs: 6,
+  ftsMergePages: 64,
+  ftsMergeMs: 6,
   mirrorRecheckMs: 5000,
   mirrorAbsentRecheckMaxMs: 300_000,
   mirrorVerifyMs: 30_000,

@@ -178,6 +178,8 @@ export class Scheduler {
           await files.poll();
           backlog = await this.batch();
           backlog = (await this.reindex()) || backlog;
+          // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits (src/store/fts-merge.ts).
+          backlog = this.ports.history({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs }) || backlog;
           backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
           this.fail(error);

@@ -6,7 +6,7 @@
 //      list, or a slice of one project's sweep (src/mirror/project-sync.ts);
 //   3. copies at most `recordsPerStep` records of one dirty conversation,
 //      or merges a bounded part of a replica's FTS5 index (bounded merges
-//      for about mirrorMergeMs) when that project owes it (after its
+//      for about ftsMergeMs) when that project owes it (after its
 //      documents were copied), rotating over projects.
 // Rounds: whenever the central store changed since the last round began
 // (PRAGMA data_version), a round lists the projects and sweeps each one
@@ -35,7 +35,7 @@ import { ReplicaMismatch } from './replica-writer.ts';
 
 export type MirrorLimits = Pick<
   Limits,
-  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'mirrorMergePages' | 'mirrorMergeMs' | 'mirrorRecheckMs' | 'mirrorAbsentRecheckMaxMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
+  'mirrorRecordsPerStep' | 'mirrorIdsPerStep' | 'mirrorStepBytes' | 'ftsMergePages' | 'ftsMergeMs' | 'mirrorRecheckMs' | 'mirrorAbsentRecheckMaxMs' | 'mirrorVerifyMs' | 'mirrorOpenReplicas' | 'mirrorPrepareBudgetMs'
 >;
 
 export interface MirrorSyncOptions {
@@ -169,7 +169,8 @@ export class MirrorSync {
       recordsPerStep: this.options.limits.mirrorRecordsPerStep,
       idsPerStep: this.options.limits.mirrorIdsPerStep,
       stepBytes: this.options.limits.mirrorStepBytes,
-      mergePages: this.options.limits.mirrorMergePages,
+      mergePages: this.options.limits.ftsMergePages,
+      mergeMs: this.options.limits.ftsMergeMs,
     };
     this.entries.set(project, {
       project,
@@ -361,9 +362,7 @@ export class MirrorSync {
     let merged = false;
     const copied = this.guarded(entry, (sync) => {
       if (!sync.mergeOwed) return sync.copy();
-      const started = performance.now();
-      do sync.merge();
-      while (sync.mergeOwed && performance.now() - started < this.options.limits.mirrorMergeMs);
+      sync.merge();
       merged = true;
       return 0;
     });

@@ -15,7 +15,7 @@
 //          derived from them, and the cursors, in one replica transaction;
 //          the documents go in last and together: one FTS5 segment per step.
 //   merge  after every few copy steps, bounded FTS5 merges of the
-//          replica's index (replica-merge.ts: FTS5 does not merge inside
+//          replica's index (src/store/fts-merge.ts: FTS5 does not merge inside
 //          the copy commits), until one finds nothing to merge.
 //
 // A sweep runs whenever the central store changed since the last one began
@@ -30,7 +30,7 @@
 // longer derives stays (nothing is deleted).
 
 import type { CentralView, ConversationMeta, DocumentRow } from './central.ts';
-import { mergeStep, SEGMENTS_PER_MERGE } from './replica-merge.ts';
+import { mergeFor, SEGMENTS_PER_MERGE } from '../store/fts-merge.ts';
 import type { DocumentCopy, ReplicaWriter } from './replica-writer.ts';
 
 export interface SyncLimits {
@@ -38,8 +38,9 @@ export interface SyncLimits {
   readonly idsPerStep: number;
   /** Bytes (raw, body and documents' text) a copy step's records fit in (its first record excepted). */
   readonly stepBytes: number;
-  /** FTS5 pages a merge step writes at most (about). */
+  /** FTS5 pages one merge writes at most (about), and how long a merge step goes on while merges find work. */
   readonly mergePages: number;
+  readonly mergeMs: number;
 }
 
 interface Sweep {
@@ -241,9 +242,9 @@ export class ProjectSync {
     return copied;
   }
 
-  /** One bounded FTS5 merge of the replica's index; when it finds nothing to merge, nothing is owed until more copies. */
+  /** Bounded FTS5 merges of the replica's index; once one finds nothing to merge, nothing is owed until more copies. */
   merge(): void {
-    if (mergeStep(this.replica.db, this.limits.mergePages)) return;
+    if (mergeFor(this.replica.db, this.limits.mergePages, this.limits.mergeMs)) return;
     this.mergeOwed = false;
     this.copiesSinceMerge = 0;
   }

@@ -20,7 +20,7 @@ import { openQueryOnly } from '../sqlite/open.ts';
 import { READER_BUSY_TIMEOUT_MS, registerFunctions, WRITER_BUSY_TIMEOUT_MS } from '../store/open.ts';
 import { schemaSql } from '../store/schema.ts';
 import { projectHash } from './location.ts';
-import { holdAutomerge } from './replica-merge.ts';
+import { holdAutomerge } from '../store/fts-merge.ts';
 
 export const REPLICA_SCHEMA_VERSION = 1;
 /** 'ABMR' (agent-bridge mirror replica). */

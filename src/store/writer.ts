@@ -17,6 +17,7 @@ import type { Db } from './open.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
 import { saveScrubProgress } from './scrub-store.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
+import { holdAutomerge, mergeFor } from './fts-merge.ts';
 
 export class HistoryWriter {
   readonly db: Db;
@@ -38,6 +39,9 @@ export class HistoryWriter {
   private uncountedChanges = 0;
   private readonly totalChanges: () => number;
   private readonly dataVersion: () => number;
+  /** The content key when a merge last found nothing to merge (null: not yet asked). */
+  private mergedAt: string | null = null;
+  private automergeHeld = false;
 
   constructor(db: Db) {
     this.db = db;
@@ -177,9 +181,37 @@ export class HistoryWriter {
 
   /** What the store holds; counted again only when something may have changed it. */
   counts(): StoreCounts {
-    const key = `${this.totalChanges() - this.uncountedChanges}:${this.dataVersion()}`;
+    const key = this.contentKey();
     if (this.countsCache?.key !== key) this.countsCache = { key, counts: storeCounts(this.db) };
     return this.countsCache.counts;
+  }
+
+  /** What the counted tables hold, as of now: this connection's changes that can move a count, and other connections' commits. */
+  private contentKey(): string {
+    return `${this.totalChanges() - this.uncountedChanges}:${this.dataVersion()}`;
+  }
+
+  /**
+   * Bounded merges of the FTS5 index (src/store/fts-merge.ts: automerge is
+   * off, so the capture loop merges between batches), unless nothing was written
+   * since a merge last found nothing to merge. Returns whether merge work
+   * may remain. Merges move no count: their changes are left out of the
+   * counts' key.
+   */
+  mergeIndex(pages: number, budgetMs: number): boolean {
+    // Off from the first call on: the capture loop asks between its batches. The legacy migration runs
+    // before that loop starts, and nothing would merge between its units, so its copy keeps FTS5's merging.
+    if (!this.automergeHeld) {
+      holdAutomerge(this.db);
+      this.automergeHeld = true;
+    }
+    const key = this.contentKey();
+    if (key === this.mergedAt) return false;
+    const before = this.totalChanges();
+    const more = mergeFor(this.db, pages, budgetMs);
+    this.uncountedChanges += this.totalChanges() - before;
+    if (!more) this.mergedAt = key;
+    return more;
   }
 
 }
