@@ -24,7 +24,7 @@ describe('history.db FTS5 merging', () => {
     const env = envFor(home, { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
     const run = await cli(['ingest', '--once', '--pace', 'max'], env);
     assert.equal(run.code, 0, run.stderr);
-    const batches = Number(/in (\d+) batches/.exec(run.stdout)?.[1]);
+    const batches = Number(/in (\d+) batches/.exec(String(run.stdout))?.[1]);
     assert.ok(batches >= 30, `${batches} batches`);
 
     const db = new Database(join(home, '.agent-bridge', 'history.db'));
