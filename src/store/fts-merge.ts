@@ -3,11 +3,12 @@
 //
 // FTS5 merges segments inside the commit that wrote them ("automerge"): each
 // time its write counter passes a multiple of 64 leaf pages, that commit
-// also merges 64 pages per level of the index. So one commit in 30 or so
-// paid for a merge of up to a few hundred pages: the capture batch p99 and
-// the mirror step p99 (bench/ingest.ts, bench/mirror.ts). Our stores
-// therefore keep automerge off (a persistent FTS5 option, set when a writer
-// opens one), and the same work runs as steps of its own, between batches:
+// also merges 64 pages per level of the index. So now and then one commit
+// paid for a merge of a few hundred pages: the capture batch p99 and the
+// mirror step p99 (bench/ingest.ts, bench/mirror.ts). Our stores therefore
+// keep automerge off (a persistent FTS5 option: a replica's writer sets it
+// when it opens one, history.db's writer when the capture loop first asks
+// it to merge), and the same work runs as steps of its own, between batches:
 // `('merge', N)` merges at most about N pages of levels holding at least
 // 'usermerge' (4) segments, and continues a partial merge where the last one
 // stopped. Whoever writes the index owes merges after writing segments until
