@@ -30,7 +30,7 @@
 // longer derives stays (nothing is deleted).
 
 import type { CentralView, ConversationMeta, DocumentRow } from './central.ts';
-import { mergeFor, SEGMENTS_PER_MERGE } from '../store/fts-merge.ts';
+import { SEGMENTS_PER_MERGE } from '../store/fts-merge.ts';
 import type { DocumentCopy, ReplicaWriter } from './replica-writer.ts';
 
 export interface SyncLimits {
@@ -64,14 +64,13 @@ export class ProjectSync {
   /** A document refresh in progress: the central reindex it follows, and the last replica record done. */
   private refresh: { readonly target: string; after: number } | null = null;
   /**
-   * The replica's index may have segments to merge: SEGMENTS_PER_MERGE copy
-   * steps or a document refresh since a merge last found nothing. A new sync
-   * state owes one: its replica may come from an earlier run. Reopening a
-   * replica (after the connection was closed to keep few open) owes nothing:
-   * the state followed every write.
+   * Copy steps since a merge last found nothing to merge; from
+   * SEGMENTS_PER_MERGE on, the replica's index may have segments to merge. A
+   * new sync state starts there (its replica may come from an earlier run),
+   * and so does a document refresh. Reopening a replica (after the connection
+   * was closed to keep few open) changes nothing: the count followed every write.
    */
-  mergeOwed = true;
-  private copiesSinceMerge = 0;
+  private copiesSinceMerge = SEGMENTS_PER_MERGE;
 
   constructor(
     readonly project: string,
@@ -87,8 +86,7 @@ export class ProjectSync {
    */
   attach(writer: ReplicaWriter, fresh: boolean): void {
     if (fresh) {
-      this.mergeOwed = true;
-      this.copiesSinceMerge = 0;
+      this.copiesSinceMerge = SEGMENTS_PER_MERGE;
       this.sweep = null;
       this.sweptVersion = null;
       this.dirty.clear();
@@ -120,6 +118,10 @@ export class ProjectSync {
 
   get swept(): boolean {
     return this.sweptVersion !== null;
+  }
+
+  get mergeOwed(): boolean {
+    return this.copiesSinceMerge >= SEGMENTS_PER_MERGE;
   }
 
   get hasDirty(): boolean {
@@ -237,16 +239,14 @@ export class ProjectSync {
       if (full && this.central.lastRecord(conversation) > last) this.dirty.set(conversation, Math.max(1, pending - count));
     }
     this.records += copied;
-    if (read > 0 && ++this.copiesSinceMerge >= SEGMENTS_PER_MERGE) this.mergeOwed = true;
+    if (read > 0) this.copiesSinceMerge++;
     if (this.dirty.size === 0 && this.sweep === null) this.syncedAt = this.now();
     return copied;
   }
 
   /** Bounded FTS5 merges of the replica's index; once one finds nothing to merge, nothing is owed until more copies. */
   merge(): void {
-    if (mergeFor(this.replica.db, this.limits.mergePages, this.limits.mergeMs)) return;
-    this.mergeOwed = false;
-    this.copiesSinceMerge = 0;
+    if (!this.replica.merger.run(this.limits.mergePages, this.limits.mergeMs)) this.copiesSinceMerge = 0;
   }
 
   /** One slice of a document refresh (up to recordsPerStep records' documents). Copies no record: returns 0. */
@@ -263,7 +263,7 @@ export class ProjectSync {
       })
       .immediate();
     refresh.after = ids.at(-1) ?? refresh.after;
-    if (ids.length > 0) this.mergeOwed = true;
+    if (ids.length > 0) this.copiesSinceMerge = SEGMENTS_PER_MERGE;
     if (ids.length < this.limits.recordsPerStep) this.refresh = null;
     return 0;
   }

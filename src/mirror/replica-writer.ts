@@ -7,6 +7,7 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import { MultiRowInsert } from '../sqlite/multi-row.ts';
+import { FtsMerger } from '../store/fts-merge.ts';
 import type { Db } from '../store/open.ts';
 import type { AliasMeta, BindingMeta, ConversationMeta, DocumentRow, RecordRow } from './central.ts';
 
@@ -28,6 +29,8 @@ export interface DocumentCopy {
 const DOCUMENT_GROUP = 128;
 
 export class ReplicaWriter {
+  /** Bounded merges of the replica's FTS5 index (automerge is off in replicas). */
+  readonly merger: FtsMerger;
   private readonly getCursor;
   private readonly upsertCursor;
   private readonly rowidOf;
@@ -78,6 +81,7 @@ export class ReplicaWriter {
     );
     this.recordById = db.prepare('SELECT source, generation, offset, conversation, raw, body FROM conversation_records WHERE id = ?');
     this.recordByKey = db.prepare('SELECT id FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?').pluck();
+    this.merger = new FtsMerger(db);
     this.insertDocuments = new MultiRowInsert(
       db,
       'INSERT INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor)',
@@ -173,10 +177,8 @@ export class ReplicaWriter {
    * Copy documents with their refs (conversation: the replica rowid) and
    * tags, those already there excepted, DOCUMENT_GROUP rows per statement
    * (one FTS5 segment per group, not per document: src/sqlite/multi-row.ts).
-   * Returns how many were new.
    */
-  putDocuments(copies: readonly DocumentCopy[]): number {
-    let inserted = 0;
+  putDocuments(copies: readonly DocumentCopy[]): void {
     for (let at = 0; at < copies.length; at += DOCUMENT_GROUP) {
       const group = copies.slice(at, at + DOCUMENT_GROUP);
       const byId = new Map(group.map((copy) => [copy.doc.id, copy]));
@@ -188,9 +190,7 @@ export class ReplicaWriter {
         if (ref !== null) this.insertRef.run(rowid, ref.record, ref.conversation, ref.line);
         for (const tag of tags) this.insertTag.run(doc.id, tag.type, tag.value);
       }
-      inserted += rows.length;
     }
-    return inserted;
   }
 
   /** The newest record the replica holds (to check it still matches the central store). */

@@ -16,6 +16,7 @@
 // give it (fewer than 4 segments per level); FTS5's crisis merge (16
 // segments on one level) stays as the backstop.
 
+import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.ts';
 
 /**
@@ -40,33 +41,48 @@ export function holdAutomerge(db: Db): void {
 }
 
 /**
- * One bounded merge of the store's FTS5 segments (at most about `pages`
- * pages written), in its own transaction. Returns whether there was work:
- * FTS5 changes at least two rows when it merged anything (its documented
- * test), so false means the index is as merged as it is kept.
+ * Bounded merges of one connection's FTS5 index, its statements prepared
+ * once (a store made without FTS5 has nothing to merge).
  */
-export function mergeStep(db: Db, pages: number): boolean {
-  if (!hasIndex(db)) return false;
-  const totalChanges = db.prepare('SELECT total_changes()').pluck();
-  const merge = db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', ?)");
-  let worked = false;
-  db.transaction(() => {
-    const before = totalChanges.get() as number;
-    merge.run(pages);
-    worked = (totalChanges.get() as number) - before >= 2;
-  }).immediate();
-  return worked;
-}
+export class FtsMerger {
+  private readonly merge: Statement | null;
+  private readonly totalChanges: Statement;
 
-/**
- * Merges of about `pages` pages while they find work, until `budgetMs` has
- * passed (the first runs whatever the time). Returns whether work may remain
- * (the last merge found some).
- */
-export function mergeFor(db: Db, pages: number, budgetMs: number): boolean {
-  const started = performance.now();
-  let worked: boolean;
-  do worked = mergeStep(db, pages);
-  while (worked && performance.now() - started < budgetMs);
-  return worked;
+  constructor(private readonly db: Db) {
+    this.merge = hasIndex(db) ? db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', ?)") : null;
+    this.totalChanges = db.prepare('SELECT total_changes()').pluck();
+  }
+
+  /**
+   * One merge of at most about `pages` pages written, in its own
+   * transaction. Returns whether there was work: FTS5 changes at least two
+   * rows when it merged anything (its documented test), so false means the
+   * index is as merged as it is kept.
+   */
+  private step(pages: number): boolean {
+    const merge = this.merge;
+    if (merge === null) return false;
+    let worked = false;
+    this.db
+      .transaction(() => {
+        const before = this.totalChanges.get() as number;
+        merge.run(pages);
+        worked = (this.totalChanges.get() as number) - before >= 2;
+      })
+      .immediate();
+    return worked;
+  }
+
+  /**
+   * Merges of about `pages` pages while they find work, until `budgetMs` has
+   * passed (the first runs whatever the time). Returns whether work may
+   * remain (the last merge found some).
+   */
+  run(pages: number, budgetMs: number): boolean {
+    const started = performance.now();
+    let worked: boolean;
+    do worked = this.step(pages);
+    while (worked && performance.now() - started < budgetMs);
+    return worked;
+  }
 }

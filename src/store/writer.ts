@@ -17,7 +17,7 @@ import type { Db } from './open.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
 import { saveScrubProgress } from './scrub-store.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
-import { holdAutomerge, mergeFor } from './fts-merge.ts';
+import { FtsMerger, holdAutomerge } from './fts-merge.ts';
 
 export class HistoryWriter {
   readonly db: Db;
@@ -42,6 +42,7 @@ export class HistoryWriter {
   /** The content key when a merge last found nothing to merge (null: not yet asked). */
   private mergedAt: string | null = null;
   private automergeHeld = false;
+  private readonly merger: FtsMerger;
 
   constructor(db: Db) {
     this.db = db;
@@ -54,6 +55,7 @@ export class HistoryWriter {
     const dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.totalChanges = () => totalChanges.get() as number;
     this.dataVersion = () => dataVersion.get() as number;
+    this.merger = new FtsMerger(db);
   }
 
   private cursor(id: string): SourceCursor {
@@ -208,7 +210,7 @@ export class HistoryWriter {
     const key = this.contentKey();
     if (key === this.mergedAt) return false;
     const before = this.totalChanges();
-    const more = mergeFor(this.db, pages, budgetMs);
+    const more = this.merger.run(pages, budgetMs);
     this.uncountedChanges += this.totalChanges() - before;
     if (!more) this.mergedAt = key;
     return more;
