@@ -115,7 +115,18 @@ export interface TextRecipe {
   readonly format: TextFormat;
   readonly carry: string | null;
   readonly trimmed: boolean;
+  /**
+   * How much of the line the text reads, when not the segment as above:
+   * 'head', the first part of a line that goes on past its chunk, decoded as
+   * far as its JSON goes (partial-json.ts); 'whole', the rest of a line that
+   * began in an earlier chunk, decoded with its start as if read in one
+   * piece: the text derives from the line's bytes from Segment.lineStart,
+   * which lie in earlier records of the same source generation.
+   */
+  readonly reach?: TextReach;
 }
+
+export type TextReach = 'head' | 'whole';
 
 /** One line, or the part of a line, that lies inside a chunk. */
 export interface Segment {
@@ -139,6 +150,8 @@ export interface Segment {
   readonly facts?: LineFacts;
   /** How `text` derives from the segment's bytes, when it derives from them alone. */
   readonly recipe?: TextRecipe;
+  /** With recipe.reach 'whole': the file offset of the line's first byte (before this chunk). */
+  readonly lineStart?: number;
 }
 
 /** A native parent learned from the bytes (Claude toolUseResult.agentId). */

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { LEGACY_TABLES } from '../src/store/schema.ts';
 import { openReader, openWriter, type Db } from '../src/store/open.ts';
 import { countMatches, search } from '../src/store/search.ts';
+import { ftsIntegrityAgainstContent } from './helpers/store.ts';
 import { cli } from './helpers/home.ts';
 import { type CorpusHome, corpusHome, searchRequest, searchTempDir } from './helpers/search-homes.ts';
 
@@ -50,15 +51,6 @@ function columns(db: Db, table: string): string {
   return names(db, table).map((c) => `"${c}"`).join(', ');
 }
 
-function integrityAgainstContent(path: string): void {
-  const db = openWriter(path);
-  try {
-    // rank = 1: also compare the index with its external content (here: the text derived from the bytes).
-    db.prepare("INSERT INTO history_fts(history_fts, rank) VALUES ('integrity-check', 1)").run();
-  } finally {
-    db.close();
-  }
-}
 
 function reader(path: string): Db {
   const db = openReader(path);
@@ -86,8 +78,8 @@ describe('derived document text', () => {
     } finally {
       db.close();
     }
-    integrityAgainstContent(corpus.historyDb);
-    integrityAgainstContent(twinPath);
+    ftsIntegrityAgainstContent(corpus.historyDb);
+    ftsIntegrityAgainstContent(twinPath);
   });
 
   test('every planted query answers exactly as in the store with every body stored', () => {
@@ -127,7 +119,7 @@ describe('derived document text', () => {
       try {
         return db
           .prepare(
-            `SELECT d.id, d.kind, d.agent, d.at, d.body, t.body AS text, s.start, s.length, s.format, s.carry, s.trimmed
+            `SELECT d.id, d.kind, d.agent, d.at, d.body, t.body AS text, s.start, s.length, s.format, s.carry, s.trimmed, s.reach
              FROM history_documents d JOIN history_document_text t ON t.doc = d.rowid LEFT JOIN history_document_spans s ON s.doc = d.rowid ORDER BY d.id`,
           )
           .all();
@@ -139,7 +131,7 @@ describe('derived document text', () => {
     const run = await cli(['reindex'], corpus.env);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(snapshot(), before);
-    integrityAgainstContent(corpus.historyDb);
+    ftsIntegrityAgainstContent(corpus.historyDb);
   });
 
   test('a store written in the earlier layout stays in it when captured into again', async () => {
@@ -158,6 +150,6 @@ describe('derived document text', () => {
     } finally {
       db.close();
     }
-    integrityAgainstContent(join(bridgeHome, 'history.db'));
+    ftsIntegrityAgainstContent(join(bridgeHome, 'history.db'));
   });
 });

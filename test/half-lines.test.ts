@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { registerFunctions } from '../src/store/open.ts';
 import { partialJson } from '../src/text/partial-json.ts';
 import { cli, cliJson, envFor, tempDir } from './helpers/home.ts';
 import { claudePath, codexLine, rolloutPath } from './helpers/rollouts.ts';
@@ -22,8 +23,12 @@ async function hits(env: NodeJS.ProcessEnv, query: string): Promise<Array<{ conv
   return (await cliJson<{ hits: Array<{ conversation: string }> }>(['search', query, '--json'], env)).hits;
 }
 
+/** Every document's text, stored or derived from its span (the index's content). */
 function bodies(home: string): string[] {
-  return withStore(home, (db) => db.prepare("SELECT body FROM history_documents WHERE id LIKE 'durable:%' ORDER BY body").pluck().all() as string[]);
+  return withStore(home, (db) => {
+    registerFunctions(db);
+    return db.prepare("SELECT t.body FROM history_documents d JOIN history_document_text t ON t.doc = d.rowid WHERE d.id LIKE 'durable:%' ORDER BY t.body").pluck().all() as string[];
+  });
 }
 
 describe('half-written lines', () => {

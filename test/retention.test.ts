@@ -30,6 +30,7 @@ const ALLOWED: ReadonlyArray<readonly [string, string, string]> = [
   ['src/store/reindex-store.ts', "const deleteTags = db.prepare('DELETE FROM history_tags WHERE id = ?');", 'reindex reset: tags of derived documents'],
   ['src/store/reindex-store.ts', "const deleteSpan = hasTable(db, 'history_document_spans') ? db.prepare('DELETE FROM history_document_spans WHERE doc = ?') : null;", 'reindex reset: spans (text recipes) of derived documents'],
   ['src/store/schema.ts', 'DELETE FROM history_document_facets WHERE doc = old.rowid;', 'trigger: the facets of a deleted search document (derived data; only reindex deletes documents)'],
+  ['src/store/document-text-schema.ts', "db.exec('DROP VIEW history_document_text');", 'the view that derives document text, created again at once in the same transaction with the reach column (a view holds no data)'],
   ['src/store/writer-lock.ts', 'if (current !== null && current.text === text) unlinkSync(path);', 'the writer lock file, only while it still names this process'],
   ['src/sources/opencode/snapshot.ts', 'for (const name of names) await rm(join(this.dir, name), { force: true });', 'leftover private copies of OpenCode databases, inside <home>/opencode-snapshots only'],
   ['src/sources/opencode/snapshot.ts', "for (const suffix of ['', '-wal', '-shm', '-journal']) await rm(`${path}${suffix}`, { force: true });", 'a private copy of an OpenCode database once captured (inside <home>/opencode-snapshots) or checked by doctor (inside its own temp directory)'],

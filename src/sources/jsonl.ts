@@ -12,7 +12,7 @@
 // is decoded as far as its JSON goes (partial-json.ts), and the rest of a
 // line whose first part is at hand (task.lineHead) is decoded whole.
 
-import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment, TextFormat, TextRecipe } from '../../protocols/records.ts';
+import type { ChunkContext, LineFacts, ParentLink, ParseResult, ParseTask, Segment, TextFormat, TextReach, TextRecipe } from '../../protocols/records.ts';
 import { withoutControls } from '../text/controls.ts';
 import { withoutTrailingToken } from '../text/extract.ts';
 import { partialJson } from '../text/partial-json.ts';
@@ -83,15 +83,17 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
 
     let route: string | null = null;
     let decodedText: string | null = null;
-    // Text that the segment's own bytes cannot give again (a line decoded whole from its start, the first
-    // part of a line decoded as far as its JSON goes): kept as the document's body, never as a recipe.
-    let storedText: string | null = null;
+    // Text read further than the segment as it stands (a line decoded whole with its start, the first part of
+    // a line decoded as far as its JSON goes), and how far (TextRecipe.reach).
+    let readText: string | null = null;
+    let reach: TextReach | undefined;
     let at: number | null = null;
     let facts: LineFacts | undefined;
     const whole = continuation && complete && task.lineHead !== undefined ? decodeWhole(task, buf.subarray(pos, newline), decoder) : null;
     if (whole !== null) {
       // The rest of a line whose start is at hand: the whole line, decoded (its route stays the one its start had).
-      storedText = whole.text;
+      readText = whole.text;
+      reach = 'whole';
       at = whole.at ?? timestampFrom(line.slice(-ROUTING_TAIL));
       if (cwd === null) cwd = whole.cwd;
       if (task.offset - (task.lineHead as Uint8Array).length === 0 && whole.parent !== null) parent = whole.parent;
@@ -121,15 +123,23 @@ export function parseJsonlChunk(task: ParseTask, decoder: LineDecoder): ParseRes
         const head = line.slice(0, ROUTING_HEAD);
         route = decoder.routeFragment(head, task.context);
         facts = decoder.fragmentFacts?.(head, task.context);
-        storedText = complete ? null : partialText(line, task, decoder);
+        readText = complete ? null : partialText(line, task, decoder);
+        if (readText !== null) reach = 'head';
         at = timestampFrom(head);
       }
     }
-    const cut = { carry: continuation ? task.carry : null, trimmed: !complete && task.continues };
-    const text = storedText === null ? segmentText(line, decodedText, cut) : cut.trimmed ? withoutTrailingToken(storedText) : storedText;
+    // A whole line's text is its decoded JSON, with nothing carried and nothing left to a later chunk.
+    const cut = reach === 'whole' ? { carry: null, trimmed: false } : { carry: continuation ? task.carry : null, trimmed: !complete && task.continues };
+    const text = readText === null ? segmentText(line, decodedText, cut) : cut.trimmed ? withoutTrailingToken(readText) : readText;
     const segment: Segment = { offset, length: end - pos, continuation, route, text, at, complete };
-    const recipe: TextRecipe | undefined = decoder.textFormat === undefined || storedText !== null ? undefined : { format: decoder.textFormat, ...cut };
-    segments.push({ ...segment, ...(facts === undefined ? {} : { facts }), ...(recipe === undefined ? {} : { recipe }) });
+    const recipe: TextRecipe | undefined = decoder.textFormat === undefined ? undefined : { format: decoder.textFormat, ...cut, ...(reach === undefined ? {} : { reach }) };
+    const lineStart = reach === 'whole' ? task.offset - (task.lineHead as Uint8Array).length : undefined;
+    segments.push({
+      ...segment,
+      ...(facts === undefined ? {} : { facts }),
+      ...(recipe === undefined ? {} : { recipe }),
+      ...(lineStart === undefined ? {} : { lineStart }),
+    });
     pos = end;
   }
 

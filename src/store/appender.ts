@@ -18,6 +18,7 @@ import { runOfConversation } from '../keys/bridge.ts';
 import type { ConversationRow } from './conversations.ts';
 import { MultiRowInsert } from '../sqlite/multi-row.ts';
 import { type Db, hasTable } from './open.ts';
+import { lineRecordsWhere } from './document-text-schema.ts';
 
 export function documentId(record: number, offset: number): string {
   return `durable:${record}:${offset}`;
@@ -54,6 +55,7 @@ export class RecordAppender {
   private readonly insertSpans;
   private readonly insertTexts;
   private readonly insertRef;
+  private readonly lineRecords;
   /** The store keeps derivable text as spans (schema.ts, DERIVED_TEXT_FTS_SQL), not as bodies. */
   private readonly spans: boolean;
   private pending: PendingDocument[] = [];
@@ -71,7 +73,10 @@ export class RecordAppender {
       "(?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)",
       'RETURNING rowid, id',
     );
-    this.insertSpans = new MultiRowInsert(db, 'INSERT INTO history_document_spans (doc, start, length, format, carry, trimmed)', '(?, ?, ?, ?, ?, ?)');
+    this.insertSpans = new MultiRowInsert(db, 'INSERT INTO history_document_spans (doc, start, length, format, carry, trimmed, reach)', '(?, ?, ?, ?, ?, ?, ?)');
+    this.lineRecords = db.prepare(
+      `SELECT x.offset, length(x.raw) AS size FROM conversation_records cr JOIN conversation_records x ON ${lineRecordsWhere('cr.offset + ?')} WHERE cr.id = ? ORDER BY x.offset`,
+    );
     this.insertTexts = new MultiRowInsert(db, 'INSERT INTO history_fts (rowid, body)', '(?, ?)');
   }
 
@@ -111,7 +116,7 @@ export class RecordAppender {
   addDocument(record: number, conversation: ConversationRow, doc: DocumentInput, totals: AppendTotals): void {
     if (doc.text === '') return;
     const id = documentId(record, doc.offset);
-    const derived = this.spans && doc.span !== undefined ? { text: doc.text, span: doc.span } : null;
+    const derived = this.spans && doc.span !== undefined && this.derivable(record, doc.span) ? { text: doc.text, span: doc.span } : null;
     this.pending.push({
       id,
       derived,
@@ -135,6 +140,29 @@ export class RecordAppender {
     if (this.pending.length >= DOCUMENT_GROUP) this.flushDocuments(totals);
   }
 
+  /**
+   * Whether the view can read the span's bytes again (document-text-schema.ts):
+   * always inside its record; for a span that begins in earlier records
+   * (a line indexed whole), when the records of its source generation hold
+   * the line end to end, with no gap and no overlap. They are appended before
+   * their documents, in this transaction or an earlier one.
+   */
+  private derivable(record: number, span: DocumentSpan): boolean {
+    if (span.start >= 0) return true;
+    // In file order, the document's own record last.
+    const parts = this.lineRecords.all(span.start, record) as Array<{ offset: number; size: number }>;
+    const first = parts[0];
+    const own = parts.at(-1);
+    if (first === undefined || own === undefined) return false;
+    let end = first.offset;
+    for (const part of parts) {
+      if (part.offset !== end) return false;
+      end = part.offset + part.size;
+    }
+    const lineStart = own.offset + span.start;
+    return first.offset <= lineStart && lineStart + span.length <= end;
+  }
+
   /** Insert the queued documents (at most DOCUMENT_GROUP: addDocument flushes at that size) and their refs, in the caller's transaction. */
   flushDocuments(totals: AppendTotals): void {
     const group = this.pending;
@@ -154,7 +182,7 @@ export class RecordAppender {
       this.insertRef.run(row.rowid, doc.record, doc.conversation, doc.line);
       if (doc.derived !== null) {
         const { span, text } = doc.derived;
-        spans.push(row.rowid, span.start, span.length, span.recipe.format, span.recipe.carry, span.recipe.trimmed ? 1 : 0);
+        spans.push(row.rowid, span.start, span.length, span.recipe.format, span.recipe.carry, span.recipe.trimmed ? 1 : 0, span.recipe.reach ?? null);
         texts.push(row.rowid, text);
       }
       totals.documents++;

@@ -10,6 +10,7 @@
 
 import type { CommitChunk, CommitTotals } from '../../protocols/history.ts';
 import type { LineFacts, Segment } from '../../protocols/records.ts';
+import type { DocumentSpan } from '../../protocols/rows.ts';
 import type { ConversationSeed, SourceCursor } from '../../protocols/sources.ts';
 import { eventSource } from '../keys/bridge.ts';
 import { inlineSource } from '../keys/claude.ts';
@@ -90,6 +91,21 @@ export function routeSegments(segments: readonly Segment[], own: string, state: 
   return { runs, recordAt: at, next: { route, lineStart, at, facts } satisfies RouteState };
 }
 
+/**
+ * Where a segment's text derives from in its record (offsets relative to the
+ * record's first byte, `recordOffset` in the file). A whole line's span
+ * begins before its record, in the earlier records of the chunk's own source
+ * generation, which hold the line's bytes end to end (inline copies of
+ * routed lines are cut per run and may not: such a line keeps its text).
+ */
+function spanOf(segment: Segment, recordOffset: number, ownRecord: boolean): DocumentSpan | undefined {
+  const recipe = segment.recipe;
+  if (recipe === undefined) return undefined;
+  if (recipe.reach !== 'whole') return { start: segment.offset - recordOffset, length: segment.length, recipe };
+  if (!ownRecord || segment.lineStart === undefined) return undefined;
+  return { start: segment.lineStart - recordOffset, length: segment.offset + segment.length - segment.lineStart, recipe };
+}
+
 export class ChunkCommitter {
   constructor(
     private readonly appender: RecordAppender,
@@ -146,7 +162,7 @@ export class ChunkCommitter {
       for (const line of run.lines) {
         const f = line.facts;
         const { segment } = line;
-        const span = segment.recipe === undefined ? undefined : { start: segment.offset - recordOffset, length: segment.length, recipe: segment.recipe };
+        const span = spanOf(segment, recordOffset, record === recordId);
         this.appender.addDocument(
           record,
           conversation,

@@ -12,6 +12,7 @@ import { fold } from '../text/fold.ts';
 import { GENERATIONS_SQL, fillGenerations } from './generations.ts';
 import { spanText } from '../text/span-text.ts';
 import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
+import { upgradeDocumentText } from './document-text-schema.ts';
 import { prepared } from './statements.ts';
 import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
 
@@ -55,9 +56,11 @@ export function ftsAvailable(): boolean {
  */
 export function registerFunctions(db: Db): void {
   db.function('fold', { deterministic: true }, (text: unknown) => (typeof text === 'string' ? fold(text) : null));
-  db.function('history_span_text', { deterministic: true }, (bytes: unknown, format: unknown, carry: unknown, trimmed: unknown) => {
+  // Four arguments in the view of stores written before TextRecipe.reach (until their writer upgrades it), five since.
+  db.function('history_span_text', { deterministic: true, varargs: true }, (bytes: unknown, format: unknown, carry: unknown, trimmed: unknown, reach: unknown) => {
     if (!(bytes instanceof Uint8Array) || !isTextFormat(format)) return null;
-    return spanText(bytes, { format, carry: typeof carry === 'string' ? carry : null, trimmed: Number(trimmed) === 1 });
+    const recipe = { format, carry: typeof carry === 'string' ? carry : null, trimmed: Number(trimmed) === 1 };
+    return spanText(bytes, reach === 'head' || reach === 'whole' ? { ...recipe, reach } : recipe);
   });
 }
 
@@ -119,6 +122,7 @@ function openWritable(path: string, options: WriterOptions): Db {
           db.exec(GENERATIONS_SQL);
           fillGenerations(db);
         }
+        upgradeDocumentText(db);
         return;
       }
       const fts = options.fts ?? (ftsWanted() && ftsAvailable());

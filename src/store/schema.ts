@@ -7,6 +7,7 @@
 // Our own additions are separate tables and indexes, never new columns.
 
 import { GENERATIONS_SQL } from './generations.ts';
+import { DOCUMENT_TEXT_VIEW_SQL } from './document-text-schema.ts';
 import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
 
 export const SCHEMA_VERSION = 1;
@@ -119,7 +120,8 @@ END;
  *
  * history_document_text is every document's text (the body, or the text
  * derived by history_span_text, a function each connection of ours
- * registers: src/store/open.ts); it is the external content of history_fts,
+ * registers: src/store/open.ts; document-text-schema.ts, with the spans of
+ * lines indexed whole, which begin in earlier records); it is the external content of history_fts,
  * so snippets, 'delete' and integrity checks see exactly the indexed text.
  * A span document is `durable:<record>:<offset>` with an empty body: the
  * writer indexes its text itself when it inserts it (src/store/appender.ts);
@@ -135,14 +137,10 @@ CREATE TABLE history_document_spans (
   length INTEGER NOT NULL,
   format TEXT NOT NULL,
   carry TEXT,
-  trimmed INTEGER NOT NULL
+  trimmed INTEGER NOT NULL,
+  reach TEXT
 );
-CREATE VIEW history_document_text (doc, body) AS
-  SELECT d.rowid, CASE WHEN s.doc IS NULL THEN d.body ELSE history_span_text(substr(cr.raw, s.start + 1, s.length), s.format, s.carry, s.trimmed) END
-  FROM history_documents d
-  LEFT JOIN history_document_spans s ON s.doc = d.rowid
-  LEFT JOIN history_document_refs r ON r.doc = s.doc
-  LEFT JOIN conversation_records cr ON cr.id = r.record;
+${DOCUMENT_TEXT_VIEW_SQL}
 CREATE VIRTUAL TABLE history_fts USING fts5(body, content='history_document_text', content_rowid='doc', tokenize='unicode61');
 CREATE TRIGGER history_insert AFTER INSERT ON history_documents WHEN new.body <> '' OR new.id NOT GLOB 'durable:*:*' BEGIN
   INSERT INTO history_fts(rowid, body) VALUES (new.rowid, new.body);

@@ -3,6 +3,7 @@
 
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { openWriter } from '../../src/store/open.ts';
 
 export type Store = Database.Database;
 
@@ -71,4 +72,14 @@ export function facetsDrift(db: Store): number {
     )
     .pluck()
     .get() as number;
+}
+
+/** FTS5's integrity check with rank = 1: the index also compared with its external content (the text derived from the bytes). */
+export function ftsIntegrityAgainstContent(historyDb: string): void {
+  const db = openWriter(historyDb);
+  try {
+    db.prepare("INSERT INTO history_fts(history_fts, rank) VALUES ('integrity-check', 1)").run();
+  } finally {
+    db.close();
+  }
 }
