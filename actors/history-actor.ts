@@ -53,7 +53,7 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
       case 'counts':
         return this.writer.counts();
       case 'mergeIndex':
-        return this.writer.mergeIndex(message.pages, message.budgetMs);
+        return this.writer.mergeIndex(message.pages, message.budgetMs, message.backlog);
       case 'cursors':
         return cursorsWithPrefix(this.db, message.prefix);
       case 'versions':

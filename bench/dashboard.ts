@@ -1,6 +1,6 @@
 // bench/dashboard: the dashboard on a make-corpus home.
 //
-//   node --import tsx bench/dashboard.ts --home <captured corpus dir> [--runs 5] [--records 10000]
+//   node --import tsx bench/dashboard.ts --home <captured corpus dir> [--runs 5] [--records 10000] [--cpu-prof DIR]
 //
 // Prints, in one run:
 //   search     p50/p99 of GET /api/search over HTTP (a real `agent-bridge
@@ -17,6 +17,9 @@
 //              here: one Claude conversation of one JSONL line per record),
 //              and the entries in the page (paged: never all; target ≤ 1 s);
 //   RSS        the dashboard process's resident and peak memory (VmRSS/VmHWM).
+//
+// --cpu-prof DIR writes a V8 CPU profile of each dashboard process (each of
+// its threads) into DIR when it stops (read them with bench/profile-summary.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,7 +32,9 @@ import { HistoryReader } from '../src/read/history-reader.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { LONG_CONVERSATION, longConversationHome } from '../test/helpers/long-conversation.ts';
 
-const { values: args } = parseArgs({ options: { home: { type: 'string' }, runs: { type: 'string', default: '5' }, records: { type: 'string', default: '10000' } } });
+const { values: args } = parseArgs({
+  options: { home: { type: 'string' }, runs: { type: 'string', default: '5' }, records: { type: 'string', default: '10000' }, 'cpu-prof': { type: 'string' } },
+});
 if (args.home === undefined) throw new Error('usage: bench/dashboard.ts --home <captured make-corpus dir> [--runs N] [--records N]');
 const home = resolve(args.home);
 const runs = Number(args.runs);
@@ -57,7 +62,8 @@ interface Running {
 }
 
 function startDashboard(env: NodeJS.ProcessEnv): Promise<Running> {
-  const child = spawn(process.execPath, [join(REPO, 'bin/agent-bridge'), 'dashboard', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const profile = args['cpu-prof'] === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', resolve(args['cpu-prof'])];
+  const child = spawn(process.execPath, [...profile, join(REPO, 'bin/agent-bridge'), 'dashboard', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((done, fail) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {

@@ -27,8 +27,12 @@ export type HistoryMessage =
   | { readonly type: 'scrubProgress' }
   | { readonly type: 'saveScrub'; readonly progress: ScrubProgress }
   | { readonly type: 'counts' }
-  /** Bounded FTS5 merges between batches (src/store/fts-merge.ts); the reply says whether merge work may remain. */
-  | { readonly type: 'mergeIndex'; readonly pages: number; readonly budgetMs: number }
+  /**
+   * Bounded FTS5 merges between batches (src/store/fts-merge.ts), at the
+   * backlog's fanout while capture has a backlog; the reply says whether
+   * merge work may remain.
+   */
+  | { readonly type: 'mergeIndex'; readonly pages: number; readonly budgetMs: number; readonly backlog: boolean }
   /** Cursors whose key starts with `prefix` (a record provider loading its committed state). */
   | { readonly type: 'cursors'; readonly prefix: string }
   /** Retained generations (observed versions) of row-shaped sources (bridge envelopes). */

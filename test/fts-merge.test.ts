@@ -2,17 +2,36 @@
 // not inside the batches' commits (src/store/fts-merge.ts): after a capture
 // of many batches, automerge is off in the store, the index is left merged
 // (a merge finds nothing to do), it passes FTS5's integrity check, and it
-// finds every captured line.
+// finds every captured line. While capture has a backlog, levels gather up
+// to 16 segments before a merge; once it is idle, they are merged at FTS5's
+// default of 4.
 
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { registerFunctions } from '../src/store/open.ts';
+import { parseChunk } from '../actors/parser-actor.ts';
+import { BACKLOG_SEGMENTS_PER_MERGE, CRISIS_SEGMENTS, SEGMENTS_PER_MERGE } from '../src/store/fts-merge.ts';
+import { openWriter, registerFunctions, type Db } from '../src/store/open.ts';
+import { HistoryWriter } from '../src/store/writer.ts';
 import { cli, envFor, tempDir } from './helpers/home.ts';
 import { claudeSession } from './helpers/mirror.ts';
+import { claudeLine } from './helpers/rollouts.ts';
 
 const SESSIONS = 10;
+
+function segmentCount(db: Db): number {
+  return db.prepare('SELECT count(DISTINCT segid) FROM history_fts_idx').pluck().get() as number;
+}
+
+/** Whether one FTS5 merge at the index's own 'usermerge' merges anything (FTS5's documented test: two or more changes). */
+function mergeFindsWork(db: Db): boolean {
+  const changes = db.prepare('SELECT total_changes()').pluck();
+  const before = changes.get() as number;
+  db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', 64)").run();
+  return (changes.get() as number) - before >= 2;
+}
+
 const LINES = 400;
 const id = (n: number): string => `50000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -31,16 +50,64 @@ describe('history.db FTS5 merging', () => {
     // The index's content is a view over the records (history_span_text): the check reads it.
     registerFunctions(db);
     try {
-      assert.equal(db.prepare("SELECT v FROM history_fts_config WHERE k = 'automerge'").pluck().get(), 0, 'automerge is off');
-      const segments = db.prepare('SELECT count(DISTINCT segid) FROM history_fts_idx').pluck().get() as number;
+      const option = (key: string): unknown => db.prepare('SELECT v FROM history_fts_config WHERE k = ?').pluck().get(key);
+      assert.equal(option('automerge'), 0, 'automerge is off');
+      assert.equal(option('usermerge'), SEGMENTS_PER_MERGE, 'the run ends merging at the idle fanout');
+      assert.equal(option('crisismerge'), CRISIS_SEGMENTS, 'no crisis merge before the backlog fanout is reached');
       // Fewer than 4 on each level once merged: a handful (levels grow by a factor of 4 or more).
-      assert.ok(segments <= 12, `${segments} segments left`);
-      const changes = db.prepare('SELECT total_changes()').pluck();
-      const before = changes.get() as number;
-      db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', 64)").run();
-      assert.ok((changes.get() as number) - before < 2, 'the capture left nothing to merge');
+      assert.ok(segmentCount(db) <= 12, `${segmentCount(db)} segments left`);
+      assert.equal(mergeFindsWork(db), false, 'the capture left nothing to merge');
       db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('integrity-check', 1)").run();
       assert.equal(db.prepare('SELECT count(*) FROM history_fts WHERE history_fts MATCH ?').pluck().get('"mergeotter"'), SESSIONS * LINES);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('lets levels gather up to 16 segments while capture has a backlog, and merges them at 4 once it is idle', () => {
+    const db = openWriter(join(tempDir(), 'history.db'));
+    try {
+      const writer = new HistoryWriter(db);
+      const session = '60000000-0000-4000-8000-000000000001';
+      const path = `/capture/${session}.jsonl`;
+      writer.register([{ id: path, path, format: 'claude', ownAgentId: null, conversation: { id: `claude:${session}`, agent: 'claude', session, parent: null, kind: 'transcript' } }]);
+      let offset = 0;
+      /** One batch of one line: its documents are one segment of the index. */
+      const commitLine = (n: number): void => {
+        const bytes = new TextEncoder().encode(claudeLine(session, `tierword${n} backlogged line ${n}`));
+        const parsed = parseChunk({ format: 'claude', bytes, offset, startsMidLine: false, carry: '', continues: false, context: { conversation: `claude:${session}`, session, ownAgentId: null } });
+        writer.commit([{ source: path, conversation: `claude:${session}`, generation: 0, offset, bytes, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + bytes.length, mtimeMs: 0 } }]);
+        offset += bytes.length;
+      };
+      const mergeAll = (backlog: boolean): void => {
+        while (writer.mergeIndex(64, 1000, backlog));
+      };
+
+      const first = BACKLOG_SEGMENTS_PER_MERGE - 1;
+      for (let n = 0; n < first; n++) {
+        commitLine(n);
+        mergeAll(true);
+      }
+      // A fanout of 4 would have merged level 0 at its fourth segment.
+      assert.equal(segmentCount(db), first, 'a segment per batch, none merged below the backlog fanout');
+      commitLine(first);
+      mergeAll(true);
+      assert.equal(segmentCount(db), 1, `the ${BACKLOG_SEGMENTS_PER_MERGE}th segment merges the level into one`);
+
+      for (let n = first + 1; n < first + 1 + SEGMENTS_PER_MERGE + 1; n++) {
+        commitLine(n);
+        mergeAll(true);
+      }
+      const backlogged = segmentCount(db);
+      assert.equal(backlogged, SEGMENTS_PER_MERGE + 2, 'still unmerged while the backlog lasts');
+      // Idle: nothing new is written, and the idle fanout still finds the backlog's segments to merge.
+      mergeAll(false);
+      assert.ok(segmentCount(db) < backlogged && segmentCount(db) <= 2, `${segmentCount(db)} segments once idle`);
+      assert.equal(mergeFindsWork(db), false, 'nothing left to merge at the idle fanout');
+      db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('integrity-check', 1)").run();
+      for (let n = 0; n <= first + SEGMENTS_PER_MERGE + 1; n++) {
+        assert.equal(db.prepare('SELECT count(*) FROM history_fts WHERE history_fts MATCH ?').pluck().get(`tierword${n}`), 1, `line ${n} is found`);
+      }
     } finally {
       db.close();
     }

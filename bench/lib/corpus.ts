@@ -25,11 +25,14 @@ export interface CorpusSpec {
   readonly bytes: string;
   readonly hugeLineMb: number;
   readonly hugeFileMb: number;
+  /** Top-level sessions (make-corpus derives them from the size when absent). */
+  readonly sessions?: number;
 }
 
 export function corpusCommand(spec: CorpusSpec): string[] {
   return [
     MAKE_CORPUS, spec.dir, '--bytes', spec.bytes, '--huge-line-mb', String(spec.hugeLineMb), '--huge-file-mb', String(spec.hugeFileMb),
+    ...(spec.sessions === undefined ? [] : ['--sessions', String(spec.sessions)]),
     '--sqlite-module', SQLITE_MODULE,
   ];
 }

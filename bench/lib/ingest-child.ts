@@ -13,7 +13,7 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type { HistoryStatus, OnceSummary, Pace } from '../../protocols/service.ts';
 import { corpusEnv } from './corpus.ts';
 import { instrumentedHistoryService } from './instrumented-service.ts';
-import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
+import { BENCH_CHANNEL, threadTimes, type CommitSample, type MergeSample, type WorkerSample } from './instrument-worker-channel.ts';
 import type { EldSummary, IngestRunResult } from './results.ts';
 import { procMemory, summarize, type Summary } from './stats.ts';
 
@@ -54,11 +54,13 @@ async function idleEld(ms: number): Promise<EldSummary> {
 }
 
 const commits: CommitSample[] = [];
+const merges: MergeSample[] = [];
 const workerSamples: WorkerSample[] = [];
 const channel = new BroadcastChannel(BENCH_CHANNEL);
 channel.onmessage = (event: unknown) => {
-  const data = (event as { data: CommitSample | WorkerSample }).data;
+  const data = (event as { data: CommitSample | MergeSample | WorkerSample }).data;
   if (data.kind === 'commit') commits.push(data);
+  else if (data.kind === 'merge') merges.push(data);
   else workerSamples.push(data);
 };
 
@@ -144,6 +146,8 @@ const result: IngestRunResult = {
   eld: { resolutionMs: ELD_RESOLUTION_MS, idleBefore, ingest: eldSummary(eld), idleAfter },
   commits: commitSummary,
   commitCpu: summarize(commits.map((c) => c.cpuMs)),
+  merges: summarize(merges.map((m) => m.ms)),
+  mergeCpu: summarize(merges.map((m) => m.cpuMs)),
   commitQueue: summarize(commits.map((c) => c.queueMs)),
   commitRaw: commits.reduce((n, c) => n + c.rawBytes, 0),
   commitChunks: summarize(commits.map((c) => c.chunks)),

@@ -18,6 +18,13 @@ export interface CommitSample {
   readonly bodyBytes: number;
 }
 
+/** One mergeIndex message (the FTS5 merge steps between batches): a write transaction of its own. */
+export interface MergeSample {
+  readonly kind: 'merge';
+  readonly ms: number;
+  readonly cpuMs: number;
+}
+
 /** One mirror step (bench/lib/instrument-mirror-worker.ts). */
 export interface MirrorStepSample {
   readonly kind: 'mirror';

@@ -1,7 +1,8 @@
 // Entry of the history worker thread under the bench: the product's own
 // actors/history-worker.ts, with two measuring wrappers installed first:
 // - every `commit` message to the history actor is timed (the same span the
-//   scheduler's latency window measures, but every sample, not the last 1000);
+//   scheduler's latency window measures, but every sample, not the last 1000),
+//   and every `mergeIndex` message (the FTS5 merge steps between batches);
 // - the parser pool (piscina) is captured to report its run/wait times.
 // Samples go to the bench's main thread over a BroadcastChannel; nothing of
 // the product's behaviour changes.
@@ -13,7 +14,7 @@ import { getHeapStatistics } from 'node:v8';
 import { Piscina } from 'piscina';
 import { HistoryActor } from '../../actors/history-actor.ts';
 import type { CommitResult, HistoryMessage } from '../../protocols/history.ts';
-import { BENCH_CHANNEL, threadTimes, type CommitSample, type WorkerSample } from './instrument-worker-channel.ts';
+import { BENCH_CHANNEL, threadTimes, type CommitSample, type MergeSample, type WorkerSample } from './instrument-worker-channel.ts';
 
 const times = (): { cpuMs: number; queueMs: number } => threadTimes((path) => readFileSync(path, 'utf8'));
 
@@ -29,6 +30,14 @@ Piscina.prototype.run = function run(this: Piscina, ...args: Parameters<typeof o
 
 const originalHandle = HistoryActor.prototype.handle;
 HistoryActor.prototype.handle = function handle(this: HistoryActor, message: HistoryMessage) {
+  if (message.type === 'mergeIndex') {
+    const before = times();
+    const started = performance.now();
+    const more = originalHandle.call(this, message);
+    const sample: MergeSample = { kind: 'merge', ms: performance.now() - started, cpuMs: times().cpuMs - before.cpuMs };
+    channel.postMessage(sample);
+    return more;
+  }
   if (message.type !== 'commit') return originalHandle.call(this, message);
   const before = times();
   const started = performance.now();

@@ -110,12 +110,16 @@ export function details(max: IngestOutcome | null, stores: readonly StoreRunResu
   for (const store of stores) {
     for (const v of store.results) {
       out.push(`variant ${v.variant.padEnd(12)} ${f1(v.rawBytes / MiB / v.seconds).padStart(6)} MiB/s wall, ${f1(v.rawBytes / MiB / v.cpuSeconds).padStart(6)} MiB/cpu-s, batch p50/p99 ${f1(v.batches.p50)}/${f1(v.batches.p99)} ms (CPU ${f1(v.batchesCpu?.p50 ?? 0)}/${f1(v.batchesCpu?.p99 ?? 0)}), db ${f2(v.dbBytes / v.rawBytes)} B/B`);
+      if (v.merges !== undefined) out.push(`  ${v.variant} merge steps: ${f1(v.merges.total / 1000)} s in ${v.merges.count} calls after commits, p50/p99 ${f2(v.merges.p50)}/${f1(v.merges.p99)} ms, max ${f1(v.merges.max)} ms; then ${f1((v.compactMs ?? 0) / 1000)} s merging at the idle fanout`);
     }
   }
   if (max !== null) {
     const r = max.run;
     const w = r.threads.worker;
     out.push(`pace max: history worker thread busy (ELU) mean ${f2(r.workerElu.mean)}, p50 ${f2(r.workerElu.p50)}; writer commits ${f1(r.commits.total / 1000)} s wall (${f1(r.commitCpu.total / 1000)} s CPU) of ${f1(r.elapsedMs / 1000)} s; process CPU ${f1(r.cpuSeconds)} s`);
+    if (r.merges !== undefined && r.mergeCpu !== undefined) {
+      out.push(`pace max: FTS5 merge steps ${f1(r.merges.total / 1000)} s wall (${f1(r.mergeCpu.total / 1000)} s CPU) in ${r.merges.count} calls, p50/p99 ${f2(r.merges.p50)}/${f1(r.merges.p99)} ms, max ${f1(r.merges.max)} ms`);
+    }
     out.push(`pace max: thread CPU / run-queue wait: history worker ${w === null ? '?' : `${f1(w.cpuMs / 1000)} / ${f1(w.queueMs / 1000)} s`}, main ${f1(r.threads.main.cpuMs / 1000)} / ${f1(r.threads.main.queueMs / 1000)} s; other threads (parser pool, libuv, GC) ${f1(r.cpuSeconds - (w?.cpuMs ?? 0) / 1000 - r.threads.main.cpuMs / 1000)} s CPU`);
     out.push(`pace max: chunks per batch p50 ${r.commitChunks.p50}, documents per batch p50 ${r.commitDocs.p50}; product status window p50/p99 ${f1(r.finalStatus?.batches.p50Ms ?? 0)}/${f1(r.finalStatus?.batches.p99Ms ?? 0)} ms`);
     out.push(`pace max: heaps (V8 total) history worker ${f1(r.workerHeapMax / MiB)} MiB, main thread ${f1(r.mainHeapMax / MiB)} MiB; RSS samples ${r.rssSamples.filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 8)) === 0).map((x) => f1(x.rss / MiB)).join(' ')}`);

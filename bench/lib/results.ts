@@ -29,6 +29,9 @@ export interface IngestRunResult {
   /** The same batches: CPU time and run-queue wait of the history worker thread inside each. */
   readonly commitCpu: Summary;
   readonly commitQueue: Summary;
+  /** Every mergeIndex message (FTS5 merge steps between batches, each a write transaction): wall and CPU. Absent in older results. */
+  readonly merges?: Summary;
+  readonly mergeCpu?: Summary;
   readonly commitRaw: number;
   readonly commitChunks: Summary;
   readonly commitDocs: Summary;

@@ -13,10 +13,19 @@
 //   writer    our HistoryWriter.commit on our schema (records, documents,
 //             refs, cursors, FTS triggers): the writer's cost without the
 //             pipeline around it.
+//   writer-merged the writer as the capture loop drives it: automerge off,
+//             and the loop's bounded FTS5 merge steps (HistoryWriter.mergeIndex
+//             with LIMITS.ftsMergePages / ftsMergeMs) after every commit at the
+//             backlog's fanout, then at the idle one until none is owed, timed
+//             apart from the commits (what merging between batches costs
+//             against FTS5's merging inside the commits of `writer`).
+//   writer-merged-4  the same, merging at the idle fanout (FTS5's default, 4)
+//             all along: what the backlog's fanout saves (src/store/fts-merge.ts).
 //   writer-nofts  the same without the FTS table (where the FTS cost goes).
 
 import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync } from 'node:fs';
+import { LIMITS } from '../../src/config/limits.ts';
 import { openWriter } from '../../src/store/open.ts';
 import type { CommitChunk } from '../../protocols/history.ts';
 import { HistoryWriter } from '../../src/store/writer.ts';
@@ -24,7 +33,7 @@ import { batches, type DerivedChunk } from './derive.ts';
 import { threadTimes } from './instrument-worker-channel.ts';
 import { summarize, type Summary } from './stats.ts';
 
-export const VARIANTS = ['baseline', 'blob', 'fts', 'writer', 'writer-nofts'] as const;
+export const VARIANTS = ['baseline', 'blob', 'fts', 'writer', 'writer-merged', 'writer-merged-4', 'writer-nofts'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 export interface VariantResult {
@@ -38,6 +47,9 @@ export interface VariantResult {
   readonly batches: Summary;
   /** CPU time of this (the only) thread inside each batch. */
   readonly batchesCpu: Summary;
+  /** writer-merged: every merge step after a commit (the loop's mergeIndex call), wall time; then the idle merges. */
+  readonly merges?: Summary;
+  readonly compactMs?: number;
   readonly dbBytes: number;
 }
 
@@ -46,6 +58,9 @@ const cpuNow = (): number => threadTimes((path) => readFileSync(path, 'utf8')).c
 interface Timed {
   ms: number[];
   cpuMs: number[];
+  mergeMs?: number[];
+  /** writer-merged: the merges at the idle fanout after the last commit. */
+  compactMs?: number;
   docs: number;
   records: number;
 }
@@ -127,19 +142,33 @@ function toCommitChunk(chunk: DerivedChunk): CommitChunk {
   };
 }
 
-function runWriter(path: string, groups: DerivedChunk[][], fts: boolean): Timed {
+/** How a writer variant merges its FTS5 index: inside commits (FTS5's automerge), or between them as the loop does. */
+type Merging = 'automerge' | 'loop' | 'loop-at-4';
+
+function runWriter(path: string, groups: DerivedChunk[][], fts: boolean, merging: Merging = 'automerge'): Timed {
   const db = openWriter(path, { fts });
   const writer = new HistoryWriter(db);
   const plans = new Map(groups.flat().map((c) => [c.file.plan.id, c.file.plan]));
   writer.register([...plans.values()]);
   const commitGroups = groups.map((g) => g.map(toCommitChunk));
-  const out: Timed = { ms: [], cpuMs: [], docs: 0, records: 0 };
+  const out: Timed = { ms: [], cpuMs: [], docs: 0, records: 0, ...(merging === 'automerge' ? {} : { mergeMs: [] }) };
+  const backlog = merging === 'loop';
   for (const group of commitGroups) {
     timed(out, () => {
       const result = writer.commit(group);
       out.docs += result.documents;
       out.records += result.records;
     });
+    if (out.mergeMs === undefined) continue;
+    const t0 = performance.now();
+    writer.mergeIndex(LIMITS.ftsMergePages, LIMITS.ftsMergeMs, backlog);
+    out.mergeMs.push(performance.now() - t0);
+  }
+  // What the loop does once capture is idle: merges at the idle fanout until none is owed (timed with the rest).
+  if (out.mergeMs !== undefined) {
+    const t0 = performance.now();
+    while (writer.mergeIndex(LIMITS.ftsMergePages, LIMITS.ftsMergeMs, false));
+    out.compactMs = performance.now() - t0;
   }
   db.close();
   return out;
@@ -165,6 +194,12 @@ export function runVariant(variant: Variant, chunks: readonly DerivedChunk[], pa
     case 'writer':
       run = runWriter(path, groups, true);
       break;
+    case 'writer-merged':
+      run = runWriter(path, groups, true, 'loop');
+      break;
+    case 'writer-merged-4':
+      run = runWriter(path, groups, true, 'loop-at-4');
+      break;
     case 'writer-nofts':
       run = runWriter(path, groups, false);
       break;
@@ -175,5 +210,5 @@ export function runVariant(variant: Variant, chunks: readonly DerivedChunk[], pa
   const cpuSeconds = (cpu.user + cpu.system) / 1e6;
   const dbBytes = fileBytes(path);
   removeDb(path);
-  return { variant, seconds, cpuSeconds, rawBytes, documents: run.docs, records: run.records, batches: summarize(run.ms), batchesCpu: summarize(run.cpuMs), dbBytes };
+  return { variant, seconds, cpuSeconds, rawBytes, documents: run.docs, records: run.records, batches: summarize(run.ms), batchesCpu: summarize(run.cpuMs), ...(run.mergeMs === undefined ? {} : { merges: summarize(run.mergeMs), compactMs: run.compactMs ?? 0 }), dbBytes };
 }

@@ -178,8 +178,10 @@ export class Scheduler {
           await files.poll();
           backlog = await this.batch();
           backlog = (await this.reindex()) || backlog;
-          // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits (src/store/fts-merge.ts).
-          backlog = this.ports.history({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs }) || backlog;
+          // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits, and
+          // lazily while capture (or a first discovery pass) has more to write (src/store/fts-merge.ts).
+          const capturing = backlog || files.busyPass || this.pendingCount() > 0;
+          backlog = this.ports.history({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing }) || backlog;
           backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
           this.fail(error);

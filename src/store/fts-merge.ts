@@ -10,12 +10,23 @@
 // when it opens one, history.db's writer when the capture loop first asks
 // it to merge), and the same work runs as steps of its own, between batches:
 // `('merge', N)` merges at most about N pages of levels holding at least
-// 'usermerge' (4) segments, and continues a partial merge where the last one
+// 'usermerge' segments, and continues a partial merge where the last one
 // stopped. Whoever writes the index owes merges after writing segments until
-// a merge finds nothing left, so the index keeps the shape automerge would
-// give it (fewer than 4 segments per level); FTS5's crisis merge (16
-// segments on one level) stays as the backstop.
-
+// a merge finds nothing left.
+//
+// How many segments a level gathers before it is merged (the fanout) sets
+// what merging costs: every merge rewrites what the level holds, so a byte
+// is rewritten about once per level, and levels number log_fanout(segments).
+// history.db merges at a fanout of 16 while capture has a backlog (about
+// 3 levels for a 1 GiB capture of 5,000 batches, against 6 at 4: merging
+// fell from 27-31 s to 15 s of a 60 s capture, bench/ingest.ts
+// --variants writer-merged), and at FTS5's default of 4 once capture is idle,
+// which then merges what the backlog left into fewer segments than merging
+// at 4 all along gives (2 against 10 on that capture, in under 2 s), so
+// searches afterwards are as fast. Replicas merge at 4 (their steps are
+// small and interleaved with capture). FTS5's crisis merge (a level reaching
+// 'crisismerge' segments is merged inside the commit that adds one) stays as
+// the backstop, above the backlog's fanout.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './open.ts';
 
@@ -27,17 +38,45 @@ import type { Db } from './open.ts';
  */
 export const SEGMENTS_PER_MERGE = 4;
 
+/** The fanout while capture has a backlog: FTS5's largest 'usermerge'. */
+export const BACKLOG_SEGMENTS_PER_MERGE = 16;
+
+/**
+ * FTS5's 'crisismerge' in stores that merge at the backlog's fanout: above it,
+ * so a level waiting for its merge step is not merged inside a commit first
+ * (FTS5's default, 16, equals that fanout).
+ */
+export const CRISIS_SEGMENTS = 64;
+
 /** Whether `db` has the FTS5 index (a store made without FTS5 has none). */
 function hasIndex(db: Db): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_fts'").get() !== undefined;
 }
 
+/** An FTS5 option of the store's index (absent: FTS5's default). */
+function ftsOption(db: Db, key: string): number | undefined {
+  return db.prepare('SELECT v FROM history_fts_config WHERE k = ?').pluck().get(key) as number | undefined;
+}
+
+/**
+ * Set an FTS5 integer option unless it has that value (a write only then).
+ * FTS5 takes only an integer, and better-sqlite3 binds numbers as reals, so
+ * the value is written into the statement (it is one of our constants).
+ */
+function setFtsOption(db: Db, key: 'automerge' | 'usermerge' | 'crisismerge', value: number): void {
+  if (!Number.isSafeInteger(value)) throw new Error(`FTS5 option ${key} must be an integer, not ${value}`);
+  if (ftsOption(db, key) === value) return;
+  db.prepare(`INSERT INTO history_fts (history_fts, rank) VALUES ('${key}', ${value})`).run();
+}
+
 /** Turn FTS5's merges inside commits off for this store (a write only when it is not off yet). */
 export function holdAutomerge(db: Db): void {
-  if (!hasIndex(db)) return;
-  const current = db.prepare("SELECT v FROM history_fts_config WHERE k = 'automerge'").pluck().get() as number | undefined;
-  if (current === 0) return;
-  db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('automerge', 0)").run();
+  if (hasIndex(db)) setFtsOption(db, 'automerge', 0);
+}
+
+/** Let levels gather up to `fanout` segments before a merge step merges them (see the top of this file). */
+export function holdCrisisMerge(db: Db): void {
+  if (hasIndex(db)) setFtsOption(db, 'crisismerge', CRISIS_SEGMENTS);
 }
 
 /**
@@ -48,9 +87,26 @@ export class FtsMerger {
   private readonly merge: Statement | null;
   private readonly totalChanges: Statement;
 
+  /** The index's 'usermerge' as this connection last set or read it (undefined: not read yet). */
+  private fanoutNow: number | undefined;
+
   constructor(private readonly db: Db) {
     this.merge = hasIndex(db) ? db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', ?)") : null;
     this.totalChanges = db.prepare('SELECT total_changes()').pluck();
+  }
+
+  /**
+   * Merge levels once they hold `segments` segments (FTS5's 'usermerge',
+   * stored in the index). Returns whether it changed: a lower fanout can
+   * find merge work in an index nothing was written to since.
+   */
+  fanout(segments: number): boolean {
+    if (this.merge === null) return false;
+    this.fanoutNow ??= ftsOption(this.db, 'usermerge') ?? SEGMENTS_PER_MERGE;
+    if (this.fanoutNow === segments) return false;
+    this.db.transaction(() => setFtsOption(this.db, 'usermerge', segments)).immediate();
+    this.fanoutNow = segments;
+    return true;
   }
 
   /**

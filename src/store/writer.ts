@@ -17,7 +17,7 @@ import type { Db } from './open.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
 import { saveScrubProgress } from './scrub-store.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
-import { FtsMerger, holdAutomerge } from './fts-merge.ts';
+import { BACKLOG_SEGMENTS_PER_MERGE, FtsMerger, SEGMENTS_PER_MERGE, holdAutomerge, holdCrisisMerge } from './fts-merge.ts';
 
 export class HistoryWriter {
   readonly db: Db;
@@ -173,12 +173,7 @@ export class HistoryWriter {
   }
 
   saveScrub(progress: ScrubProgress): void {
-    const before = this.totalChanges();
-    try {
-      this.transact(() => saveScrubProgress(this.db, progress));
-    } finally {
-      this.uncountedChanges += this.totalChanges() - before;
-    }
+    this.uncounted(() => this.transact(() => saveScrubProgress(this.db, progress)));
   }
 
   /** What the store holds; counted again only when something may have changed it. */
@@ -195,25 +190,39 @@ export class HistoryWriter {
 
   /**
    * Bounded merges of the FTS5 index (src/store/fts-merge.ts: automerge is
-   * off, so the capture loop merges between batches), unless nothing was written
-   * since a merge last found nothing to merge. Returns whether merge work
-   * may remain. Merges move no count: their changes are left out of the
-   * counts' key.
+   * off, so the capture loop merges between batches), at the backlog's
+   * fanout while `backlog` (capture has more to do) and at FTS5's default
+   * once it has not, unless nothing was written since a merge last found
+   * nothing to merge at that fanout. Returns whether merge work may remain.
+   * Merges move no count: their changes are left out of the counts' key.
    */
-  mergeIndex(pages: number, budgetMs: number): boolean {
-    // Off from the first call on: the capture loop asks between its batches. The legacy migration runs
-    // before that loop starts, and nothing would merge between its units, so its copy keeps FTS5's merging.
-    if (!this.automergeHeld) {
-      holdAutomerge(this.db);
-      this.automergeHeld = true;
-    }
+  mergeIndex(pages: number, budgetMs: number, backlog: boolean): boolean {
+    this.uncounted(() => {
+      // Off from the first call on: the capture loop asks between its batches. The legacy migration runs
+      // before that loop starts, and nothing would merge between its units, so its copy keeps FTS5's merging.
+      if (!this.automergeHeld) {
+        this.transact(() => {
+          holdAutomerge(this.db);
+          holdCrisisMerge(this.db);
+        });
+        this.automergeHeld = true;
+      }
+      if (this.merger.fanout(backlog ? BACKLOG_SEGMENTS_PER_MERGE : SEGMENTS_PER_MERGE)) this.mergedAt = null;
+    });
     const key = this.contentKey();
     if (key === this.mergedAt) return false;
-    const before = this.totalChanges();
-    const more = this.merger.run(pages, budgetMs);
-    this.uncountedChanges += this.totalChanges() - before;
+    const more = this.uncounted(() => this.merger.run(pages, budgetMs));
     if (!more) this.mergedAt = key;
     return more;
   }
 
+  /** Run `body`, leaving the changes it makes out of the counts' key (they touch no counted table). */
+  private uncounted<T>(body: () => T): T {
+    const before = this.totalChanges();
+    try {
+      return body();
+    } finally {
+      this.uncountedChanges += this.totalChanges() - before;
+    }
+  }
 }
