@@ -5,7 +5,7 @@
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 
 export interface DoctorCheck {
-  /** Stable identifier of the check: node, sqlite, fts5, home, history-db, schema, quick-check, fts-index, wal, writer-lock, service, migration, disk, root, opencode, config, dashboard-token. */
+  /** Stable identifier of the check: node, code, sqlite, fts5, home, history-db, schema, quick-check, fts-index, wal, writer-lock, service, migration, disk, root, opencode, config, dashboard-token. */
   readonly id: string;
   /** What was checked, for people: "claude root /home/me/.claude/projects". */
   readonly title: string;

@@ -11,7 +11,7 @@ import { checkDisk, checkMigration } from './migration.ts';
 import { checkOpenCode } from './opencode.ts';
 import { checkHistoryDbFiles, checkHome } from './permissions.ts';
 import { checkRoots } from './roots.ts';
-import { checkFts5Build, checkNode, checkSqlite } from './runtime.ts';
+import { checkCode, checkFts5Build, checkNode, checkSqlite } from './runtime.ts';
 import { checkStore, checkWal } from './store.ts';
 import { checkService, checkWriterLock } from './writer.ts';
 
@@ -24,6 +24,7 @@ interface Step {
 
 const STEPS: readonly Step[] = [
   { id: 'node', run: () => checkNode(), sqlite: false },
+  { id: 'code', run: (ctx) => checkCode(undefined, ctx.env), sqlite: false },
   { id: 'sqlite', run: () => checkSqlite(), sqlite: false },
   { id: 'fts5', run: () => checkFts5Build(), sqlite: true },
   { id: 'home', run: (ctx) => checkHome(ctx.paths), sqlite: false },

@@ -67,3 +67,23 @@ export function checkFts5Build(): DoctorCheck[] {
     ),
   ];
 }
+
+/**
+ * How this process runs: the compiled JavaScript in dist/ (bin/build.mjs;
+ * bin/agent-bridge runs it only while it matches the sources), or the
+ * TypeScript sources through tsx, whose loader takes threads of its own and
+ * memory in every thread that imports TypeScript.
+ */
+export function checkCode(moduleUrl: string = import.meta.url, env: NodeJS.ProcessEnv = process.env): DoctorCheck[] {
+  const title = 'code';
+  if (moduleUrl.endsWith('.js')) return [ok('code', title, 'compiled JavaScript (dist/, built from these sources)')];
+  const why = env.AGENT_BRIDGE_FROM_SOURCES === '1' ? 'AGENT_BRIDGE_FROM_SOURCES=1 asks for them' : 'dist/ is missing or older than the sources';
+  return [
+    warn(
+      'code',
+      title,
+      `TypeScript sources through tsx (${why}): the TypeScript loader costs tens of MiB of memory (60 MiB in an idle serve)`,
+      'run `npm run build` (npm ci and npm start do it) and leave AGENT_BRIDGE_FROM_SOURCES unset',
+    ),
+  ];
+}

@@ -20,11 +20,18 @@ export async function unwrap<T>(promise: Promise<T>): Promise<T> {
   }
 }
 
-/** Start the actor module `entry` (a path relative to the repository root, e.g. `actors/reader-worker.ts`) in a new thread. */
+/** This module compiled into dist/ (bin/build.mjs): its threads load compiled actors too. */
+const COMPILED = import.meta.url.endsWith('.js');
+
+/**
+ * Start the actor module `entry` (a path relative to the repository root, e.g.
+ * `actors/reader-worker.ts`) in a new thread; from dist/, its compiled `.js`.
+ */
 export function spawnThread(entry: string, name: string): Worker {
   const root = new URL('../../', import.meta.url);
+  const file = COMPILED ? entry.replace(/\.ts$/, '.js') : entry;
   return new Worker(new URL('actors/ts-entry.mjs', root), {
-    workerData: { entry: new URL(entry, root).href },
+    workerData: { entry: new URL(file, root).href },
     name,
     resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
   });
