@@ -181,7 +181,7 @@ describe('an invalid config.json is reported by every command that reads it', ()
       assert.equal(live.counts?.records, 0, 'nothing captured while switched off');
 
       writeConfig(config, INVALID);
-      await until(() => (io.stderr().includes(`${config}: lingerSec: must be`) ? true : null), `serve reporting the new problems (stderr: ${io.stderr()})`);
+      await until(() => (io.stderr().includes(`${config}: lingerSec: must be`) && io.stderr().includes(`${config}: colour: unknown field`) ? true : null), `serve reporting the new problems (stderr: ${io.stderr()})`);
       assertReported(io.stderr(), config);
     } finally {
       child.kill('SIGINT');

@@ -16,8 +16,9 @@ export function problemLine(problem: ConfigProblem): string {
   return `${problem.severity}: ${problemText(problem)}${tail}`;
 }
 
+/** One write for the whole report, so a reader of the pipe gets its lines together. */
 function write(problems: readonly ConfigProblem[]): void {
-  for (const problem of problems) process.stderr.write(`agent-bridge: config ${problemLine(problem)}\n`);
+  if (problems.length > 0) process.stderr.write(problems.map((problem) => `agent-bridge: config ${problemLine(problem)}\n`).join(''));
 }
 
 /** Validate the bridge home's config.json now and print its problems on stderr; returns them. */
