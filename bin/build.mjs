@@ -3,8 +3,9 @@
 // Why: Node 20 runs TypeScript only through a loader (tsx), whose hooks run on
 // threads of their own, and every thread that imports TypeScript (main,
 // history worker, parser, readers) carries the loader and the source maps of
-// what it loaded: 60 MiB of an idle `serve`'s RSS. `npm ci` (prepare) and `npm start` (prestart) compile
-// actors/, protocols/ and src/ here, one output file per source file, with
+// what it loaded: 60 MiB of an idle `serve`'s RSS. `npm ci` (prepare) and
+// `npm start` (prestart) compile actors/, protocols/ and src/ here, one
+// output file per source file, with
 // relative `.ts` specifiers rewritten to `.js`; every other file of those
 // folders (the .mjs/.cjs entries, the dashboard's assets) and package.json are
 // copied beside them, so paths taken relative to import.meta.url hold in dist/.

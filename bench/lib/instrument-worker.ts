@@ -29,29 +29,35 @@ Piscina.prototype.run = function run(this: Piscina, ...args: Parameters<typeof o
 };
 
 const originalHandle = HistoryActor.prototype.handle;
-HistoryActor.prototype.handle = function handle(this: HistoryActor, message: HistoryMessage) {
-  if (message.type === 'mergeIndex') {
-    const before = times();
-    const started = performance.now();
-    const more = originalHandle.call(this, message);
-    const sample: MergeSample = { kind: 'merge', ms: performance.now() - started, cpuMs: times().cpuMs - before.cpuMs };
-    channel.postMessage(sample);
-    return more;
-  }
-  if (message.type !== 'commit') return originalHandle.call(this, message);
+
+/** Handle `message` with the product's actor, timing it: wall, and this thread's CPU and run-queue wait. */
+function timedHandle(actor: HistoryActor, message: HistoryMessage): { result: unknown; started: number; ms: number; cpuMs: number; queueMs: number } {
   const before = times();
   const started = performance.now();
-  const result = originalHandle.call(this, message) as CommitResult;
+  const result = originalHandle.call(actor, message);
   const ms = performance.now() - started;
   const after = times();
+  return { result, started, ms, cpuMs: after.cpuMs - before.cpuMs, queueMs: after.queueMs - before.queueMs };
+}
+
+HistoryActor.prototype.handle = function handle(this: HistoryActor, message: HistoryMessage) {
+  if (message.type === 'mergeIndex') {
+    const { result, ms, cpuMs } = timedHandle(this, message);
+    const sample: MergeSample = { kind: 'merge', ms, cpuMs };
+    channel.postMessage(sample);
+    return result;
+  }
+  if (message.type !== 'commit') return originalHandle.call(this, message);
+  const timing = timedHandle(this, message);
+  const result = timing.result as CommitResult;
   let rawBytes = 0;
   for (const chunk of message.chunks) rawBytes += chunk.bytes.length;
   const sample: CommitSample = {
     kind: 'commit',
-    at: performance.timeOrigin + started,
-    ms,
-    cpuMs: after.cpuMs - before.cpuMs,
-    queueMs: after.queueMs - before.queueMs,
+    at: performance.timeOrigin + timing.started,
+    ms: timing.ms,
+    cpuMs: timing.cpuMs,
+    queueMs: timing.queueMs,
     chunks: message.chunks.length,
     rawBytes,
     records: result.records,

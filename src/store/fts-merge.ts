@@ -19,11 +19,11 @@
 // is rewritten about once per level, and levels number log_fanout(segments).
 // history.db merges at a fanout of 16 while capture has a backlog (about
 // 3 levels for a 1 GiB capture of 5,000 batches, against 6 at 4: merging
-// fell from 27-31 s to 15 s of a 60 s capture, bench/ingest.ts
-// --variants writer-merged), and at FTS5's default of 4 once capture is idle,
-// which then merges what the backlog left into fewer segments than merging
-// at 4 all along gives (2 against 10 on that capture, in under 2 s), so
-// searches afterwards are as fast. Replicas merge at 4 (their steps are
+// fell from 33 s to 20-21 s of a single-thread capture, bench/ingest.ts
+// --variants writer-merged-4,writer-merged), and at FTS5's default of 4 once
+// capture is idle, which then merges what the backlog left into fewer
+// segments than merging at 4 all along gives (2 against 10 on that capture,
+// in 2.2-2.4 s), so searches afterwards are as fast. Replicas merge at 4 (their steps are
 // small and interleaved with capture). FTS5's crisis merge (a level reaching
 // 'crisismerge' segments is merged inside the commit that adds one) stays as
 // the backstop, above the backlog's fanout.
@@ -74,7 +74,7 @@ export function holdAutomerge(db: Db): void {
   if (hasIndex(db)) setFtsOption(db, 'automerge', 0);
 }
 
-/** Let levels gather up to `fanout` segments before a merge step merges them (see the top of this file). */
+/** Raise FTS5's crisis merge above the backlog's fanout for this store (a write only when it is not there yet). */
 export function holdCrisisMerge(db: Db): void {
   if (hasIndex(db)) setFtsOption(db, 'crisismerge', CRISIS_SEGMENTS);
 }
