@@ -36,8 +36,10 @@ describe('source table', () => {
           const seen: Observation = { identity: `ino${i}`, size, mtimeMs: step };
           table.observe(state, seen);
         } else if (roll < 0.75) {
+          // A lane may have learnt of bytes the last observation has not seen (its stat is newer).
           const offset = state.observed?.size ?? 0;
-          table.committed(state.plan.id, { ...state.cursor, identity: `ino${i}`, offset, size: offset });
+          const size = offset + (random() < 0.3 ? Math.floor(random() * 500) : 0);
+          table.committed(state.plan.id, { ...state.cursor, identity: `ino${i}`, offset, size, mtimeMs: step });
         } else if (roll < 0.85) {
           table.observe(state, null, { code: 'SOURCE_GONE', message: 'gone', step: 'stat' } as never);
         } else if (roll < 0.9) {
@@ -47,7 +49,7 @@ describe('source table', () => {
         }
         // Ask before and after: a memoised answer must never outlive a change.
         const states = [...table.all()];
-        const backlog = states.reduce((n, s) => n + (s.observed === null ? 0 : Math.max(0, s.observed.size - s.cursor.offset)), 0);
+        const backlog = states.reduce((n, s) => n + table.backlogBytes(s), 0);
         assert.equal(table.totalBacklogBytes(), backlog, `seed ${seed} step ${step}: backlog`);
         const gone = states.filter((s) => s.gone).length;
         assert.equal(table.goneCount(true), gone, `seed ${seed} step ${step}: gone`);
@@ -62,6 +64,24 @@ describe('source table', () => {
         assert.deepEqual(table.vanishedRoots(ROOTS, true, () => true), []);
       }
     }
+  });
+
+  it('counts as backlog the bytes the newer of the last stat and the lane\'s cursor knows of', () => {
+    const table = new SourceTable([]);
+    const state = table.activate(plan(0));
+    table.observe(state, { identity: 'ino0', size: 2_000, mtimeMs: 10 });
+    assert.equal(table.totalBacklogBytes(), 2_000, 'observed, nothing captured');
+    // The file was still being written when observed: the lane's stat found 20,000 bytes.
+    table.committed(state.plan.id, { ...state.cursor, identity: 'ino0', offset: 3_000, size: 20_000, mtimeMs: 11 });
+    assert.equal(table.backlogBytes(state), 17_000, 'the lane knows the file grew');
+    assert.equal(table.totalBacklogBytes(), 17_000);
+    // A later stat of the file, truncated in place: the newer observation counts.
+    table.observe(state, { identity: 'ino0', size: 1_000, mtimeMs: 12 });
+    assert.equal(table.totalBacklogBytes(), 0, 'a truncated file has nothing waiting past the cursor');
+    // Replaced by another file: only its observation counts.
+    table.observe(state, { identity: 'ino9', size: 5_000, mtimeMs: 13 });
+    table.committed(state.plan.id, { ...state.cursor, identity: 'ino0', offset: 3_000, size: 90_000, mtimeMs: 14 });
+    assert.equal(table.totalBacklogBytes(), 2_000);
   });
 
   it('finds the pending sources a scan of every source finds, as changes, time and passes go by', () => {

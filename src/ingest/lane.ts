@@ -181,7 +181,10 @@ export class Lane {
     const offset = this.readOffset;
     const buffer = await readAt(this.handle, offset, this.deps.chunkBytes);
     const atEof = buffer.length < this.deps.chunkBytes;
-    if (atEof) {
+    // At the end, and whenever the file has grown past the size last known (a file still being written when
+    // the lane opened), the size is asked again: the cursor carries it, and the backlog the status shows is
+    // counted from it (SourceTable.backlogBytes). At most one stat per chunk.
+    if (atEof || offset + buffer.length > this.size) {
       const stat = await this.handle.stat();
       this.size = stat.size;
       this.mtimeMs = stat.mtimeMs;

@@ -386,8 +386,16 @@ export class SourceTable {
     });
   }
 
-  /** Bytes observed but not yet captured. */
+  /**
+   * Bytes on disk but not yet captured. The file's size is the newer of the
+   * last stat and the one a lane recorded in the cursor: a lane reading a
+   * file that grows after it was observed learns its size first.
+   */
   backlogBytes(state: SourceState): number {
-    return state.observed === null ? 0 : Math.max(0, state.observed.size - state.cursor.offset);
+    const seen = state.observed;
+    if (seen === null) return 0;
+    const cursor = state.cursor;
+    const size = cursor.identity === seen.identity && cursor.mtimeMs >= seen.mtimeMs ? Math.max(seen.size, cursor.size) : seen.size;
+    return Math.max(0, size - cursor.offset);
   }
 }
