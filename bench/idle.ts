@@ -7,7 +7,10 @@
 // same run, one after the other, on the same home; the first is the baseline
 // of the printed ratio. Not part of `npm test`; Linux only.
 //
-//   node --import tsx bench/idle.ts --home <captured home> [--repo DIR]... [--warm 90] [--seconds 60] [--no-scrub]
+//   node --import tsx bench/idle.ts --home <captured home> [--bridge-home DIR] [--repo DIR]... [--warm 90] [--seconds 60] [--no-scrub]
+//
+// --bridge-home: the agent-bridge home that holds the capture (default
+// <home>/.agent-bridge), as bench/scale.ts keeps its homes beside the corpora.
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -16,6 +19,7 @@ import { idleCpuPercent } from './lib/idle-cpu.ts';
 const { values } = parseArgs({
   options: {
     home: { type: 'string' },
+    'bridge-home': { type: 'string' },
     repo: { type: 'string', multiple: true },
     warm: { type: 'string', default: '90' },
     seconds: { type: 'string', default: '60' },
@@ -29,6 +33,7 @@ const repos = (values.repo ?? [process.cwd()]).map((r) => resolve(r));
 function measure(repo: string): Promise<number> {
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home };
   for (const key of ['AGENT_BRIDGE_HOME', 'CLAUDE_CONFIG_DIR', 'CODEX_HOME', 'XDG_DATA_HOME', 'OPENCODE_DB']) delete env[key];
+  if (values['bridge-home'] !== undefined) env.AGENT_BRIDGE_HOME = resolve(values['bridge-home']);
   return idleCpuPercent({ repo, env, warmMs: Number(values.warm) * 1000, windowMs: Number(values.seconds) * 1000, noScrub: values['no-scrub'] === true });
 }
 

@@ -1,10 +1,12 @@
-// Usage: node --import tsx bench/profile-summary.ts <dir-or-.cpuprofile>... [--top 25]
+// Usage: node --import tsx bench/profile-summary.ts <dir-or-.cpuprofile>... [--top 25] [--after SECONDS]
 //
 // Summarises V8 CPU profiles (from `--cpu-prof`, one file per thread, e.g.
 // `node --import tsx bench/ingest.ts --runs max --cpu-prof DIR`): per thread,
 // its sampled time, then self time by function and by source file. Native
 // work (SQLite inside better-sqlite3, JSON.parse, hashing) is attributed to
-// the JavaScript function that called it.
+// the JavaScript function that called it. `--after` counts only the samples
+// taken that long after the thread's profile began (an idle service without
+// its start).
 
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,8 +25,9 @@ interface Profile {
   endTime: number;
 }
 
-const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' } }, allowPositionals: true, strict: true });
+const { values, positionals } = parseArgs({ options: { top: { type: 'string', default: '25' }, after: { type: 'string', default: '0' } }, allowPositionals: true, strict: true });
 const top = Number(values.top);
+const afterUs = Number(values.after) * 1_000_000;
 const files = positionals.flatMap((p) => (statSync(p).isDirectory() ? readdirSync(p).filter((f) => f.endsWith('.cpuprofile')).map((f) => join(p, f)) : [p]));
 
 const short = (url: string): string => url.replace(/^file:\/\/\/.*?\/(node_modules|src|actors|protocols|bench)\//, '$1/').replace(/\?.*$/, '');
@@ -33,7 +36,11 @@ for (const file of files.sort()) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    at += profile.timeDeltas[i] ?? 0;
+    if (at >= afterUs) selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const byFunction = new Map<string, number>();
   const byUrl = new Map<string, number>();
   let busy = 0;

@@ -16,15 +16,12 @@ import type { CommitChunk, HistoryAsk } from '../../protocols/history.ts';
 import { isCorruption, isDiskFull } from '../store/store-errors.ts';
 import { collectBatch, toCommitChunks } from './batcher.ts';
 import { Lane, type LaneDeps } from './lane.ts';
-import { observe } from './observe.ts';
+import { observe, observeSync } from './observe.ts';
 import { fsPath } from '../os/byte-paths.ts';
 import { EMPTY_CURSOR } from '../store/source-rows.ts';
 import type { ScrubTarget } from './scrubber.ts';
 import { continuesCursor, resolveSource } from './source-moves.ts';
 import { SourceTable, type SourceState } from './source-table.ts';
-
-/** Stats of the poll slice issued together (libuv runs four at a time; more only queue). */
-const POLL_STATS_TOGETHER = 32;
 
 export interface DiscoveryPort {
   /** One bounded step of the walk; a background one may replay unchanged folders (see src/sources/discovery.ts). */
@@ -211,13 +208,8 @@ export class FileSources {
     const slice = new Set(table.recentlyChanged(now - limits.pollRecentMs, limits.pollRecentStats));
     for (let i = 0; i < count; i++) slice.add(table.nth(this.pollIndex + i) as SourceState);
     this.pollIndex = (this.pollIndex + count) % table.size;
-    // Stats in groups that run together: one at a time, each costs a thread-pool round trip (about 3 × the CPU).
-    const states = [...slice];
-    for (let i = 0; i < states.length; i += POLL_STATS_TOGETHER) {
-      const group = states.slice(i, i + POLL_STATS_TOGETHER).filter((state) => !this.lanes.has(state.plan.id));
-      const seen = await Promise.all(group.map(async (state) => [state, await observe(state.plan.path)] as const));
-      for (const [state, [observation, problem]] of seen) table.observe(state, observation, problem);
-    }
+    // On this thread: a local stat takes microseconds, its thread-pool round trip several times that in wake-ups.
+    for (const state of slice) if (!this.lanes.has(state.plan.id)) table.observe(state, ...observeSync(state.plan.path));
   }
 
   private pending(): SourceState[] {

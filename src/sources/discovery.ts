@@ -19,8 +19,8 @@
 // folder's mtime is not kept: on a file system with coarse timestamps a
 // change in the same tick would not move the mtime.
 
-import type { BigIntStats, Dir, Dirent } from 'node:fs';
-import { opendir, stat } from 'node:fs/promises';
+import { statSync, type BigIntStats, type Dir, type Dirent } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import type { SourceProblem } from '../../protocols/service.ts';
 import { childPath, fsPath, nameText } from '../os/byte-paths.ts';
 import { fileKind, notRegular } from '../os/source-file.ts';
@@ -165,7 +165,8 @@ export class DiscoveryWalker {
       if (this.options.keepListings) {
         let info: BigIntStats;
         try {
-          info = await stat(path, { bigint: true }); // follows a root that is a link, as opendir does; subfolders are no links
+          // On this thread, as the idle poll's stats (src/ingest/observe.ts): a background pass stats every folder.
+          info = statSync(path, { bigint: true }); // follows a root that is a link, as opendir does; subfolders are no links
         } catch (error) {
           this.cannotRead(next.path, error);
           continue;
