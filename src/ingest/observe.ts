@@ -4,8 +4,7 @@
 // where a thread-pool round trip (two thread wake-ups and an event-loop
 // wake-up) costs many times the stat itself (see LIMITS.pollStatsPerTick).
 
-import type { Stats } from 'node:fs';
-import { lstatSync } from 'node:fs';
+import { lstatSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { HistoryError, serializeError, toHistoryError } from '../../protocols/errors.ts';
