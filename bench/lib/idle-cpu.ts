@@ -1,18 +1,37 @@
 // What an idle `serve` costs (bench/idle.ts, bench/scale.ts): start
 // `agent-bridge serve` of a checkout on a captured home, wait for it to catch
 // up, then read the process's CPU time (utime + stime of all threads, from
-// /proc/<pid>/stat) over a window, as a percentage of one core. Linux only.
+// /proc/<pid>/task/*/stat) and its threads' voluntary context switches over a
+// window, as a percentage of one core and switches a second. Several services
+// may be measured at once (each on its own home), so that they share the
+// machine's noise. Linux only.
 
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-function cpuTicks(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime, stime
+interface Usage {
+  readonly ticks: number;
+  readonly switches: number;
+}
+
+/** CPU ticks and voluntary context switches of every thread of `pid` so far. */
+function usage(pid: number): Usage {
+  let ticks = 0;
+  let switches = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime
+      switches += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return { ticks, switches };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -28,22 +47,45 @@ export interface IdleOptions {
   readonly noScrub: boolean;
 }
 
-/** Percent of one core the service used over the window. */
-export async function idleCpuPercent(options: IdleOptions): Promise<number> {
+export interface IdleFigures {
+  /** Percent of one core the service used over the window. */
+  readonly percent: number;
+  /** Voluntary context switches a second, all threads. */
+  readonly switchesPerSecond: number;
+}
+
+function start(options: IdleOptions): { child: ChildProcess; exited: Promise<void> } {
   const env: NodeJS.ProcessEnv = { ...options.env };
   if (options.noScrub) env.AGENT_BRIDGE_HISTORY_SCRUB_BYTES_PER_SECOND = '0';
   const child = spawn(join(options.repo, 'bin', 'agent-bridge'), ['serve', '--no-dashboard'], { env, stdio: 'ignore' });
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  return { child, exited: new Promise<void>((r) => child.on('exit', () => r())) };
+}
+
+/** Every service started at once, warmed, then measured over the same window (all options share the first's times). */
+export async function idleTogether(all: readonly IdleOptions[]): Promise<IdleFigures[]> {
+  const first = all[0];
+  if (first === undefined) return [];
+  const running = all.map(start);
   try {
-    await sleep(options.warmMs);
-    const pid = child.pid as number;
-    const before = cpuTicks(pid);
+    await sleep(first.warmMs);
+    const pids = running.map((r) => r.child.pid as number);
+    const before = pids.map(usage);
     const started = performance.now();
-    await sleep(options.windowMs);
-    const used = (cpuTicks(pid) - before) / TICKS_PER_SECOND;
-    return (100 * used * 1000) / (performance.now() - started);
+    await sleep(first.windowMs);
+    const after = pids.map(usage);
+    const seconds = (performance.now() - started) / 1000;
+    return after.map((a, i) => {
+      const b = before[i] as Usage;
+      return { percent: (100 * (a.ticks - b.ticks)) / TICKS_PER_SECOND / seconds, switchesPerSecond: (a.switches - b.switches) / seconds };
+    });
   } finally {
-    child.kill('SIGTERM');
-    await exited;
+    for (const r of running) r.child.kill('SIGTERM');
+    await Promise.all(running.map((r) => r.exited));
   }
+}
+
+/** Percent of one core the service used over the window. */
+export async function idleCpuPercent(options: IdleOptions): Promise<number> {
+  const [figures] = await idleTogether([options]);
+  return (figures as IdleFigures).percent;
 }
