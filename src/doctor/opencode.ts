@@ -31,7 +31,7 @@ const MODE_TEXT = { direct: 'rollback journal, read in place', live: 'WAL, OpenC
 
 export async function checkDatabase(path: string, named = false): Promise<DoctorCheck> {
   const title = `OpenCode database ${path}`;
-  const files = await observeFiles(path);
+  const files = observeFiles(path);
   if (files === null) {
     return named ? warn('opencode', title, 'OPENCODE_DB names it, but it does not exist', 'correct OPENCODE_DB (absolute, or relative to the OpenCode data folder)') : ok('opencode', title, 'gone since it was listed');
   }

@@ -14,7 +14,8 @@
 // end of each step so OpenCode can checkpoint and clean up when it exits.
 
 import Database from 'better-sqlite3';
-import { open, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { openQueryOnly } from '../../sqlite/open.ts';
 
 export type Db = Database.Database;
@@ -34,9 +35,10 @@ export interface DbFiles {
   readonly shm: FileSig | null;
 }
 
-async function sig(path: string): Promise<FileSig | null> {
+/** On the calling thread, as the file poll's stats (src/ingest/observe.ts): the provider looks every 2 s turn. */
+function sig(path: string): FileSig | null {
   try {
-    const s = await stat(path);
+    const s = statSync(path);
     return s.isFile() ? { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino } : null;
   } catch {
     return null;
@@ -44,10 +46,10 @@ async function sig(path: string): Promise<FileSig | null> {
 }
 
 /** The database's files now, or null when the database itself is gone. */
-export async function observeFiles(path: string): Promise<DbFiles | null> {
-  const db = await sig(path);
+export function observeFiles(path: string): DbFiles | null {
+  const db = sig(path);
   if (db === null) return null;
-  return { db, wal: await sig(`${path}-wal`), shm: await sig(`${path}-shm`) };
+  return { db, wal: sig(`${path}-wal`), shm: sig(`${path}-shm`) };
 }
 
 /** Changes whenever committed content may have changed (the -shm changes with every reader, ours too). */

@@ -80,7 +80,7 @@ export class OpenCodeDatabase {
   async step(out: StepOutput): Promise<void> {
     const now = this.deps.now();
     if (now < this.blockedUntil) return;
-    const files = await observeFiles(this.path);
+    const files = observeFiles(this.path);
     if (files === null) return; // gone since it was located: what was captured stays
     const key = contentKey(files);
     if (this.blockedKey !== null) {

@@ -34,7 +34,7 @@ export class SnapshotStore {
     try {
       await copyFile(source, tmp, constants.COPYFILE_FICLONE);
       if (before.wal !== null) await copyFile(`${source}-wal`, `${tmp}-wal`, constants.COPYFILE_FICLONE);
-      const after = await observeFiles(source);
+      const after = observeFiles(source);
       if (after === null || contentKey(after) !== contentKey(before)) {
         throw new HistoryError('SOURCE_BUSY', `${source} changed while it was being copied; retrying`, { path: source, step: 'snapshot provider database' });
       }
