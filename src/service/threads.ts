@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { deserializeError } from '../../protocols/errors.ts';
 import { LIMITS } from '../config/limits.ts';
+import { limitHeapGrowth } from './heap-growth.ts';
 
 function isErrorShape(value: unknown): value is HistoryErrorShape {
   return value !== null && typeof value === 'object' && (value as { name?: unknown }).name === 'HistoryError' && typeof (value as { code?: unknown }).code === 'string';
@@ -26,8 +27,10 @@ const COMPILED = import.meta.url.endsWith('.js');
 /**
  * Start the actor module `entry` (a path relative to the repository root, e.g.
  * `actors/reader-worker.ts`) in a new thread; from dist/, its compiled `.js`.
+ * First, the process's heaps may grow to twice their live size at most (heap-growth.ts).
  */
 export function spawnThread(entry: string, name: string): Worker {
+  limitHeapGrowth();
   const root = new URL('../../', import.meta.url);
   const file = COMPILED ? entry.replace(/\.ts$/, '.js') : entry;
   return new Worker(new URL('actors/ts-entry.mjs', root), {

@@ -1,0 +1,38 @@
+// A process that starts a service thread (the CLI, the dashboard, a broker
+// embedding HistoryService) lets its heaps grow to twice their live data at
+// most (src/service/heap-growth.ts), unless node was started with its own
+// --heap-growing-percent. Measured in child processes that keep the same
+// live data and make the same garbage: heap sizes, not times.
+
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { hostChoseHeapGrowth } from '../src/service/heap-growth.ts';
+import { repoRoot } from './helpers/home.ts';
+
+function peakHeap(nodeFlags: string[], mode: 'spawn' | 'none'): number {
+  const out = execFileSync(process.execPath, [...nodeFlags, '--import', 'tsx', join(repoRoot, 'test/scripts/heap-churn.ts'), mode], { encoding: 'utf8' });
+  return (JSON.parse(out) as { peakBytes: number }).peakBytes;
+}
+
+describe('heap growth', () => {
+  it('recognises a host that chose its own growth on the command line', () => {
+    assert.equal(hostChoseHeapGrowth(['--heap-growing-percent=300']), true);
+    assert.equal(hostChoseHeapGrowth(['--heap_growing_percent=10']), true);
+    assert.equal(hostChoseHeapGrowth(['--heap-growing-percent', '10']), true);
+    assert.equal(hostChoseHeapGrowth(['--max-old-space-size=512', '--import', 'tsx']), false);
+    assert.equal(hostChoseHeapGrowth(['--heap-growing-percentage=10']), false);
+    assert.equal(hostChoseHeapGrowth([]), false);
+  });
+
+  it('starting a service thread keeps the heap far smaller under the same garbage, and a host flag wins', () => {
+    const limited = peakHeap([], 'spawn');
+    const untouched = peakHeap([], 'none');
+    const hostChosen = peakHeap(['--heap-growing-percent=300'], 'spawn');
+    const mib = (n: number): string => `${(n / 1048576).toFixed(1)} MiB`;
+    const figures = `limited ${mib(limited)}, no service thread ${mib(untouched)}, host's 300 % ${mib(hostChosen)}`;
+    assert.ok(limited < 0.7 * untouched, `a service thread limits the heap's growth (${figures})`);
+    assert.ok(limited < 0.7 * hostChosen, `the host's own flag is left in force (${figures})`);
+  });
+});
