@@ -14,8 +14,10 @@
 //     sources): 327-360 MiB in 94.1-97.4 s by default; 291 MiB in 100.1 s
 //     at 2x; 273-280 MiB in 103.8-107.5 s at 1.5x (the collections' CPU).
 //   - the scale bench's 4 GiB corpus, compiled: 368.5 MiB in 587.5 s by
-//     default, 282.2 MiB in 669.6 s at 2x (one run each).
-// 2x keeps the peak under 300 MiB for the smallest cost in throughput.
+//     default, 282.2 MiB in 669.6 s at 2x (one run each); its 8 GiB
+//     corpus 333.0 MiB in 1,405.4 s at 2x (492.2 MiB from the sources before).
+// 2x keeps the peak under 300 MiB up to 4 GiB for the smallest cost in
+// throughput.
 //
 // A process started with its own --heap-growing-percent keeps it: the host
 // decides for its own heap. (Node refuses the flag in NODE_OPTIONS, so the
