@@ -23,7 +23,7 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { idleTogether, type IdleOptions } from './lib/idle-cpu.ts';
+import { idleTogether, type IdleFigures, type IdleOptions } from './lib/idle-cpu.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,8 +61,9 @@ function homeFor(i: number): string {
 }
 
 const runs: IdleOptions[] = repos.map((repo, i) => options(repo, homeFor(i)));
-const figures = values.together ? await idleTogether(runs) : [];
-if (!values.together) for (const run of runs) figures.push(...(await idleTogether([run])));
+const figures: IdleFigures[] = [];
+if (values.together) figures.push(...(await idleTogether(runs)));
+else for (const run of runs) figures.push(...(await idleTogether([run])));
 const base = figures[0]?.percent ?? 0;
 for (const [i, f] of figures.entries()) {
   const ratio = i > 0 ? `, ${(f.percent / base).toFixed(2)} × the first` : '';
