@@ -1,6 +1,8 @@
 // Supervisor: builds the actors of the history worker and routes messages
 // between them and the broker's facade. It owns no domain logic:
-//   history    the single writer (HistoryActor), under the writer lock
+//   history    the single writer (HistoryActor), under the writer lock: on
+//              this thread's connection while the migration runs, then in the
+//              writer thread (WriterClient) once capture starts
 //   parser     piscina pool (ParserPool)
 //   discovery  walker, header cache, watch (DiscoveryActor)
 //   scheduler  the ingestion loop (Scheduler)
@@ -38,7 +40,8 @@ import { OpenCodeProvider } from '../src/sources/opencode/provider.ts';
 import { BridgeProvider } from '../src/bridge/provider.ts';
 import { openWriter } from '../src/store/open.ts';
 import { StatusPublisher } from '../src/store/status-file.ts';
-import type { StoreCounts } from '../protocols/history.ts';
+import type { HistoryAsk, StoreCounts } from '../protocols/history.ts';
+import { WriterClient } from '../src/service/writer-client.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
 import { recoverHome } from '../src/recover/recover.ts';
 import { pendingRecover, type RecoverRequest, writeRecoverOutcome } from '../src/recover/requests.ts';
@@ -58,6 +61,8 @@ const STATUS_EVERY_MS = 1000;
 const COUNTS_EVERY_MS = 5000;
 
 interface Ingestion {
+  /** history.db's writer during capture: commits and merges run on its thread, beside the loop. */
+  readonly writer: WriterClient;
   readonly parser: ParserPool;
   readonly discovery: DiscoveryActor;
   readonly scheduler: Scheduler;
@@ -220,7 +225,7 @@ export class Supervisor {
     }
     const ingestion = this.startIngestion(running);
     running.ingestion = ingestion;
-    this.counts = running.history.handle({ type: 'counts' });
+    this.counts = ingestion.writer.ask({ type: 'counts' });
     this.countsAt = Date.now();
     this.phase = 'ingesting';
     return ingestion.loop;
@@ -229,21 +234,24 @@ export class Supervisor {
   private startIngestion(running: Running): Ingestion {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
-    const { history } = running;
     const settings = this.settings as SettingsWatcher;
+    // From here on every write goes through the writer thread's connection; this thread's stays the migrator's (tail replays).
+    const writer = WriterClient.open(paths.historyDb);
+    const history = writer.ask;
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const projects = new ProjectResolver();
     const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
-    const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
-    const bridge = new BridgeProvider({ paths, limits: this.limits, history: (message) => history.handle(message), resolveProject: (cwd) => projects.resolve(cwd) });
+    const opencode = new OpenCodeProvider({ paths, limits: this.limits, history, resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
+    const bridge = new BridgeProvider({ paths, limits: this.limits, history, resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, options.mode, (path) => scheduler?.changed(path));
     const mirror = mirrorsDisabled(options.env)
       ? null
       : new MirrorActor(new MirrorSync({ paths, env: options.env, limits: this.limits, mode: options.mode }), () => (scheduler?.pauseReasons().length ?? 0) > 0);
     scheduler = new Scheduler(
       {
-        history: (message) => history.handle(message),
+        history,
+        send: writer.send,
         providers: [opencode, bridge],
         parse: parser.parse,
         discovery,
@@ -256,7 +264,7 @@ export class Supervisor {
     );
     if (this.pressureOn) scheduler.setPressure(true);
     if (options.mode === 'serve') discovery.watch();
-    return { parser, discovery, scheduler, mirror, loop: scheduler.run() };
+    return { writer, parser, discovery, scheduler, mirror, loop: scheduler.run() };
   }
 
   finished(): Promise<OnceSummary> {
@@ -301,7 +309,7 @@ export class Supervisor {
     const running = this.running;
     if (running === null || running.ingestion === null || Date.now() - this.countsAt < maxAgeMs) return;
     try {
-      this.counts = running.history.handle({ type: 'counts' });
+      this.counts = this.ask(running)({ type: 'counts' });
       this.countsAt = Date.now();
     } catch {
       // counts are informative; a busy store keeps the last ones
@@ -373,16 +381,22 @@ export class Supervisor {
     return ingestion.mirror?.handle({ type: 'status' }) ?? idleMirrorStatus('off');
   }
 
+  /** The history actor: this thread's before capture starts, the writer thread's after. */
+  private ask(running: Running): HistoryAsk {
+    return running.ingestion?.writer.ask ?? ((message) => running.history.handle(message));
+  }
+
   private reindexStatus(): HistoryStatus['reindex'] {
-    const history = this.running?.history;
-    if (history === undefined) return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    const running = this.running;
+    if (running === null) return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    const history = this.ask(running);
     try {
-      const progress = history.handle({ type: 'reindexProgress' });
+      const progress = history({ type: 'reindexProgress' });
       return {
         phase: progress?.phase ?? 'idle',
         requestedAt: progress?.requestedAt ?? null,
         rebuilt: progress?.rebuilt ?? 0,
-        lastDone: history.handle({ type: 'lastReindex' }),
+        lastDone: history({ type: 'lastReindex' }),
       };
     } catch {
       return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
@@ -427,6 +441,7 @@ export class Supervisor {
       ingestion?.mirror?.stop(),
       ingestion?.discovery.stop(),
       ingestion?.parser.stop(),
+      ingestion?.writer.close(),
       running.history.stop(),
     ]);
     return results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

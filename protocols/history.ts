@@ -18,6 +18,8 @@ export type HistoryMessage =
   | { readonly type: 'touch'; readonly id: string; readonly facts: Partial<SourceCursor> }
   /** Retained chunks of one generation, in offset order (read outside transactions). */
   | { readonly type: 'retained'; readonly source: string; readonly generation: number }
+  /** One page of `retained` (what a caller in another thread pages through, src/service/writer-client.ts). */
+  | { readonly type: 'retainedPage'; readonly source: string; readonly generation: number; readonly from: number; readonly limit: number }
   /** Records of one generation from an offset on, up to a byte budget (the scrubber compares them with the file). */
   | { readonly type: 'spansFrom'; readonly source: string; readonly generation: number; readonly offset: number; readonly maxBytes: number }
   /** The record of one generation holding the byte at `offset` (spot checks when a file changes). */
@@ -51,6 +53,18 @@ export type HistoryMessage =
 /** Asking the history actor: a message, its reply (a worker's port to the actor). */
 export type HistoryAsk = <T extends HistoryMessage>(message: T) => HistoryReplies[T['type']];
 
+/** A reply, with how long the history actor took over it (a commit's transaction: the batch latency). */
+export interface Timed<T> {
+  readonly value: T;
+  readonly ms: number;
+}
+
+/**
+ * Sending the history actor a message without waiting for it: the reply
+ * comes later, after the replies to everything sent or asked before it.
+ */
+export type HistorySend = <T extends HistoryMessage>(message: T) => Promise<Timed<HistoryReplies[T['type']]>>;
+
 export interface HistoryReplies {
   loadSources: StoredSource[];
   register: number;
@@ -58,6 +72,7 @@ export interface HistoryReplies {
   commit: CommitResult;
   touch: void;
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
+  retainedPage: Array<{ offset: number; raw: Uint8Array }>;
   spansFrom: RetainedSpan[];
   spanAt: RetainedSpan | undefined;
   retainedBytes: Uint8Array | null;

@@ -6,15 +6,18 @@
 // in its newest generation. Damage: bad pages (an interior page, overflow
 // pages, leaves, a schema page), a truncated file, a text file and another
 // SQLite database in its place, and pages damaged under a live WAL (SIGKILLed
-// writer). Also through a running service.
+// writer). Also through a running service. Bad pages are dealt to a store with
+// 4 KiB pages (what every store made before 16 KiB pages has); a header lost
+// with no WAL to say the page size is read from the pages (4, 16, 64 KiB).
 
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import type { RecoverOutcome } from '../protocols/recovery.ts';
+import { probePageSize } from '../src/recover/sqlite-file.ts';
 import { cli, cliJson, sha256, spawnCli, sqliteModule } from './helpers/home.ts';
 import { type FixtureHome, fixtureHome, homeEnv, searchTempDir } from './helpers/search-homes.ts';
 
@@ -27,7 +30,11 @@ interface PristineRecord {
   raw: Buffer;
 }
 
-const PAGE = 4096;
+/** The page size in the file's header (a new history.db has 16 KiB pages, older ones 4 KiB; 1 means 65536). */
+function pageSizeOf(path: string): number {
+  const size = readFileSync(path).readUInt16BE(16);
+  return size === 1 ? 65536 : size;
+}
 
 function records(path: string): PristineRecord[] {
   const db = new Database(path, { readonly: true });
@@ -48,9 +55,26 @@ function pagesOf(path: string, name: string, type: 'internal' | 'leaf' | 'overfl
   }
 }
 
+/** A copy of the store at `path` rebuilt with `pageSize` pages (SQLite's VACUUM; same rows, same ids). */
+function withPageSize(path: string, pageSize: number): string {
+  const copy = join(searchTempDir(`pages-${pageSize}`), 'history.db');
+  copyFileSync(path, copy);
+  const db = new Database(copy);
+  try {
+    db.pragma('journal_mode = DELETE');
+    db.pragma(`page_size = ${pageSize}`);
+    db.exec('VACUUM');
+    db.pragma('journal_mode = WAL');
+  } finally {
+    db.close();
+  }
+  return copy;
+}
+
 function overwritePages(path: string, pages: readonly number[], fill: number): void {
+  const page = pageSizeOf(path);
   const bytes = readFileSync(path);
-  for (const n of pages) bytes.fill(fill, (n - 1) * PAGE, n * PAGE);
+  for (const n of pages) bytes.fill(fill, (n - 1) * page, n * page);
   writeFileSync(path, bytes);
 }
 
@@ -75,11 +99,11 @@ describe('a damaged history.db', () => {
     assert.ok(originals.length > 50 && files.length > 10);
   });
 
-  /** A bridge home holding a copy of the captured store, damaged by `damage`. */
-  function damagedHome(damage: (historyDb: string) => void): { env: NodeJS.ProcessEnv; historyDb: string; digest: string } {
+  /** A bridge home holding a copy of the captured store (or of `source`), damaged by `damage`. */
+  function damagedHome(damage: (historyDb: string) => void, source = pristine): { env: NodeJS.ProcessEnv; historyDb: string; digest: string } {
     const bridgeHome = searchTempDir('damaged');
     const historyDb = join(bridgeHome, 'history.db');
-    copyFileSync(pristine, historyDb);
+    copyFileSync(source, historyDb);
     damage(historyDb);
     return { env: homeEnv(fixture.home, bridgeHome), historyDb, digest: sha256(readFileSync(historyDb)) };
   }
@@ -170,16 +194,20 @@ describe('a damaged history.db', () => {
   }
 
   it('bad pages: every command says which file and what to do; recover salvages, keeps the file, reports the loss', async () => {
-    const leaves = pagesOf(pristine, 'conversation_records', 'leaf');
-    const overflow = pagesOf(pristine, 'conversation_records', 'overflow');
+    // A store with 4 KiB pages (every store made before new ones had 16 KiB pages): its schema, sources and records
+    // span enough pages that each damaged one below takes part of them, not all.
+    const store = withPageSize(pristine, 4096);
+    const leaves = pagesOf(store, 'conversation_records', 'leaf');
+    const overflow = pagesOf(store, 'conversation_records', 'overflow');
     const damage = [
-      ...pagesOf(pristine, 'conversation_records', 'internal'), // every leaf becomes an orphan: found by the page scan
+      ...pagesOf(store, 'conversation_records', 'internal'), // every leaf becomes an orphan: found by the page scan
       ...overflow.filter((_, i) => i % 25 === 3), // records lost: holes in the middle of files, and tails
       leaves[leaves.length - 1] as number,
-      pagesOf(pristine, 'sqlite_schema', 'leaf')[0] as number,
-      pagesOf(pristine, 'conversation_sources', 'leaf')[0] as number,
+      pagesOf(store, 'sqlite_schema', 'leaf')[0] as number,
+      pagesOf(store, 'conversation_sources', 'leaf')[0] as number,
     ];
-    const { env, historyDb, digest } = damagedHome((path) => overwritePages(path, damage, 0xa5));
+    assert.ok(pagesOf(store, 'sqlite_schema', 'leaf').length > 1, 'the schema spans pages');
+    const { env, historyDb, digest } = damagedHome((path) => overwritePages(path, damage, 0xa5), store);
     for (const args of [['status'], ['status', '--json'], ['search', 'orchard'], ['conversation', 'claude:x'], ['sources'], ['raw', files[0]?.id as string], ['ingest', '--once']]) {
       const run = await cli(args, env);
       assert.equal(run.code, 1, `${args.join(' ')} fails`);
@@ -205,7 +233,10 @@ describe('a damaged history.db', () => {
   });
 
   it('a truncated file', async () => {
-    const { env, historyDb, digest } = damagedHome((path) => truncateSync(path, Math.floor((statSync(path).size * 0.55) / PAGE) * PAGE));
+    const { env, historyDb, digest } = damagedHome((path) => {
+      const page = pageSizeOf(path);
+      truncateSync(path, Math.floor((statSync(path).size * 0.55) / page) * page);
+    });
     const search = await cli(['search', 'orchard'], env);
     assert.equal(search.code, 1);
     assert.match(search.stderr, /damaged.*agent-bridge recover/);
@@ -312,3 +343,28 @@ describe('a damaged history.db', () => {
   });
 });
 
+
+describe('the page size of a file whose header is damaged', () => {
+  it('is read from the pages themselves when no WAL says it: 4 KiB, 16 KiB and 64 KiB stores', () => {
+    for (const size of [4096, 16384, 65536]) {
+      const path = join(searchTempDir(`page-${size}`), 'history.db');
+      const db = new Database(path);
+      db.pragma(`page_size = ${size}`);
+      db.exec('CREATE TABLE records (id INTEGER PRIMARY KEY, raw BLOB); CREATE INDEX records_raw ON records (length(raw))');
+      const insert = db.prepare('INSERT INTO records (raw) VALUES (?)');
+      // Rows of every size, a few larger than a page: leaves, interior pages and overflow chains.
+      for (let n = 0; n < 3000; n++) insert.run(Buffer.alloc(((n * 7919) % 9000) + (n % 97 === 0 ? 3 * size : 0), n % 251));
+      db.close();
+      const bytes = readFileSync(path);
+      assert.equal(bytes.readUInt16BE(16), size === 65536 ? 1 : size);
+      bytes.fill(0xa5, 0, 100); // the header, page size included
+      writeFileSync(path, bytes);
+      const fd = openSync(path, 'r');
+      try {
+        assert.equal(probePageSize(fd, bytes.length), size);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  });
+});

@@ -56,11 +56,13 @@ async function idleEld(ms: number): Promise<EldSummary> {
 const commits: CommitSample[] = [];
 const merges: MergeSample[] = [];
 const workerSamples: WorkerSample[] = [];
+const writerSamples: WorkerSample[] = [];
 const channel = new BroadcastChannel(BENCH_CHANNEL);
 channel.onmessage = (event: unknown) => {
   const data = (event as { data: CommitSample | MergeSample | WorkerSample }).data;
   if (data.kind === 'commit') commits.push(data);
   else if (data.kind === 'merge') merges.push(data);
+  else if (data.thread === 'writer') writerSamples.push(data);
   else workerSamples.push(data);
 };
 
@@ -133,8 +135,12 @@ function withoutStatus(s: OnceSummary): Omit<OnceSummary, 'status'> {
 const memory = procMemory();
 const commitSummary: Summary = summarize(commits.map((c) => c.ms));
 const busy = workerSamples.map((s) => s.elu);
-const firstWorker = workerSamples[0];
-const lastWorker = workerSamples.at(-1);
+/** CPU and run-queue wait of a thread over the run, from its first and last samples. */
+function threadSpan(samples: readonly WorkerSample[]): { cpuMs: number; queueMs: number } | null {
+  const first = samples[0];
+  const last = samples.at(-1);
+  return last === undefined ? null : { cpuMs: last.cpuMs - (first?.cpuMs ?? 0), queueMs: last.queueMs - (first?.queueMs ?? 0) };
+}
 const result: IngestRunResult = {
   pace,
   windowed,
@@ -154,12 +160,15 @@ const result: IngestRunResult = {
   commitDocs: summarize(commits.map((c) => c.documents)),
   commitSamples: commits.map((c) => [Math.round(c.at), Number(c.ms.toFixed(2)), Number(c.cpuMs.toFixed(2)), Number(c.queueMs.toFixed(2)), c.chunks, c.rawBytes, c.documents] as const),
   workerElu: summarize(busy),
+  writerElu: summarize(writerSamples.map((s) => s.elu)),
   threads: {
     main: { cpuMs: mainEnd.cpuMs - mainStart.cpuMs, queueMs: mainEnd.queueMs - mainStart.queueMs },
-    worker: lastWorker === undefined ? null : { cpuMs: lastWorker.cpuMs - (firstWorker?.cpuMs ?? 0), queueMs: lastWorker.queueMs - (firstWorker?.queueMs ?? 0) },
+    worker: threadSpan(workerSamples),
+    writer: threadSpan(writerSamples),
   },
   pool: workerSamples.at(-1)?.pool ?? null,
   workerHeapMax: Math.max(0, ...workerSamples.map((s) => s.heapTotal)),
+  writerHeapMax: Math.max(0, ...writerSamples.map((s) => s.heapTotal)),
   mainHeapMax,
   peakRss: memory?.hwm ?? process.resourceUsage().maxRSS * 1024,
   rssSamples,

@@ -1,8 +1,8 @@
 // Entry of the history worker thread under bench/mirror.ts: times every
 // mirror step (its synchronous check and copy units, which hold the worker
 // thread, and its whole span including Git in child processes), then
-// installs the commit timing of instrument-worker.ts, which starts the real
-// worker. Samples go to the bench's main thread over the bench channel.
+// installs the wrappers of instrument-worker.ts (commit timing in the writer
+// thread), which starts the real worker. Samples go to the bench's main thread over the bench channel.
 
 import { BroadcastChannel } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';

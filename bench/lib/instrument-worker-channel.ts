@@ -1,5 +1,6 @@
-// What bench/lib/instrument-worker.ts (in the history worker thread) sends to
-// the bench's main thread. Kept apart so the main thread can import it
+// What bench/lib/instrument-worker.ts (in the history worker thread) and
+// bench/lib/instrument-writer.ts (in the writer thread) send to the bench's
+// main thread. Kept apart so the main thread can import it
 // without loading the instrumented worker entry itself.
 
 export const BENCH_CHANNEL = 'agent-bridge-bench';
@@ -37,14 +38,16 @@ export interface MirrorStepSample {
   readonly checked: number;
 }
 
+/** One second of a thread: the history worker, or the writer thread it starts. */
 export interface WorkerSample {
   readonly kind: 'worker';
+  readonly thread: 'worker' | 'writer';
   readonly at: number;
-  /** Event-loop utilization of the history worker thread since the previous sample. */
+  /** Event-loop utilization of the thread since the previous sample. */
   readonly elu: number;
-  /** V8 heap of the history worker thread (bytes). */
+  /** V8 heap of the thread (bytes). */
   readonly heapUsed: number;
-  /** Cumulative CPU and run-queue time of the history worker thread (ms). */
+  /** Cumulative CPU and run-queue time of the thread (ms). */
   readonly cpuMs: number;
   readonly queueMs: number;
   readonly heapTotal: number;

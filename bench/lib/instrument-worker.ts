@@ -1,20 +1,20 @@
 // Entry of the history worker thread under the bench: the product's own
-// actors/history-worker.ts, with two measuring wrappers installed first:
-// - every `commit` message to the history actor is timed (the same span the
-//   scheduler's latency window measures, but every sample, not the last 1000),
-//   and every `mergeIndex` message (the FTS5 merge steps between batches);
-// - the parser pool (piscina) is captured to report its run/wait times.
+// actors/history-worker.ts, with measuring wrappers installed first:
+// - the writer thread it starts runs bench/lib/instrument-writer.ts first,
+//   which times every `commit` and `mergeIndex` message to the history actor;
+// - the parser pool (piscina) is captured to report its run/wait times;
+// - this thread's event-loop utilization, CPU and heap, every second.
 // Samples go to the bench's main thread over a BroadcastChannel; nothing of
 // the product's behaviour changes.
 
 import { readFileSync } from 'node:fs';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import type * as WorkerThreads from 'node:worker_threads';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { Piscina } from 'piscina';
-import { HistoryActor } from '../../actors/history-actor.ts';
-import type { CommitResult, HistoryMessage } from '../../protocols/history.ts';
-import { BENCH_CHANNEL, threadTimes, type CommitSample, type MergeSample, type WorkerSample } from './instrument-worker-channel.ts';
+import { BENCH_CHANNEL, threadTimes, type WorkerSample } from './instrument-worker-channel.ts';
 
 const times = (): { cpuMs: number; queueMs: number } => threadTimes((path) => readFileSync(path, 'utf8'));
 
@@ -28,45 +28,20 @@ Piscina.prototype.run = function run(this: Piscina, ...args: Parameters<typeof o
   return originalRun.apply(this, args);
 };
 
-const originalHandle = HistoryActor.prototype.handle;
-
-/** Handle `message` with the product's actor, timing it: wall, and this thread's CPU and run-queue wait. */
-function timedHandle(actor: HistoryActor, message: HistoryMessage): { result: unknown; started: number; ms: number; cpuMs: number; queueMs: number } {
-  const before = times();
-  const started = performance.now();
-  const result = originalHandle.call(actor, message);
-  const ms = performance.now() - started;
-  const after = times();
-  return { result, started, ms, cpuMs: after.cpuMs - before.cpuMs, queueMs: after.queueMs - before.queueMs };
-}
-
-HistoryActor.prototype.handle = function handle(this: HistoryActor, message: HistoryMessage) {
-  if (message.type === 'mergeIndex') {
-    const { result, ms, cpuMs } = timedHandle(this, message);
-    const sample: MergeSample = { kind: 'merge', ms, cpuMs };
-    channel.postMessage(sample);
-    return result;
+// The writer thread starts from bench/lib/instrument-writer.ts, which then imports the real entry.
+const threads = createRequire(import.meta.url)('node:worker_threads') as typeof WorkerThreads;
+const OriginalWorker = threads.Worker;
+class InstrumentedWorker extends OriginalWorker {
+  constructor(filename: string | URL, options?: WorkerThreads.WorkerOptions) {
+    const data = options?.workerData as { entry?: unknown } | undefined;
+    if (typeof data?.entry === 'string' && /\/actors\/writer-worker\.[jt]s$/.test(data.entry)) {
+      options = { ...options, workerData: { ...data, entry: new URL('./instrument-writer.ts', import.meta.url).href, realEntry: data.entry } };
+    }
+    super(filename, options);
   }
-  if (message.type !== 'commit') return originalHandle.call(this, message);
-  const timing = timedHandle(this, message);
-  const result = timing.result as CommitResult;
-  let rawBytes = 0;
-  for (const chunk of message.chunks) rawBytes += chunk.bytes.length;
-  const sample: CommitSample = {
-    kind: 'commit',
-    at: performance.timeOrigin + timing.started,
-    ms: timing.ms,
-    cpuMs: timing.cpuMs,
-    queueMs: timing.queueMs,
-    chunks: message.chunks.length,
-    rawBytes,
-    records: result.records,
-    documents: result.documents,
-    bodyBytes: result.bodyBytes,
-  };
-  channel.postMessage(sample);
-  return result;
-} as typeof originalHandle;
+}
+(threads as { Worker: unknown }).Worker = InstrumentedWorker;
+syncBuiltinESMExports();
 
 let lastElu = performance.eventLoopUtilization();
 setInterval(() => {
@@ -77,6 +52,7 @@ setInterval(() => {
   const heap = getHeapStatistics();
   const sample: WorkerSample = {
     kind: 'worker',
+    thread: 'worker',
     at: Date.now(),
     elu: delta.utilization,
     heapUsed: heap.used_heap_size,

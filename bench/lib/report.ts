@@ -116,13 +116,17 @@ export function details(max: IngestOutcome | null, stores: readonly StoreRunResu
   if (max !== null) {
     const r = max.run;
     const w = r.threads.worker;
-    out.push(`pace max: history worker thread busy (ELU) mean ${f2(r.workerElu.mean)}, p50 ${f2(r.workerElu.p50)}; writer commits ${f1(r.commits.total / 1000)} s wall (${f1(r.commitCpu.total / 1000)} s CPU) of ${f1(r.elapsedMs / 1000)} s; process CPU ${f1(r.cpuSeconds)} s`);
+    const wr = r.threads.writer ?? null;
+    const writerBusy = r.writerElu === undefined ? '' : `, writer thread mean ${f2(r.writerElu.mean)}, p50 ${f2(r.writerElu.p50)}`;
+    out.push(`pace max: thread busy (ELU): history worker mean ${f2(r.workerElu.mean)}, p50 ${f2(r.workerElu.p50)}${writerBusy}; writer commits ${f1(r.commits.total / 1000)} s wall (${f1(r.commitCpu.total / 1000)} s CPU) of ${f1(r.elapsedMs / 1000)} s; process CPU ${f1(r.cpuSeconds)} s`);
     if (r.merges !== undefined && r.mergeCpu !== undefined) {
       out.push(`pace max: FTS5 merge steps ${f1(r.merges.total / 1000)} s wall (${f1(r.mergeCpu.total / 1000)} s CPU) in ${r.merges.count} calls, p50/p99 ${f2(r.merges.p50)}/${f1(r.merges.p99)} ms, max ${f1(r.merges.max)} ms`);
     }
-    out.push(`pace max: thread CPU / run-queue wait: history worker ${w === null ? '?' : `${f1(w.cpuMs / 1000)} / ${f1(w.queueMs / 1000)} s`}, main ${f1(r.threads.main.cpuMs / 1000)} / ${f1(r.threads.main.queueMs / 1000)} s; other threads (parser pool, libuv, GC) ${f1(r.cpuSeconds - (w?.cpuMs ?? 0) / 1000 - r.threads.main.cpuMs / 1000)} s CPU`);
+    const span = (t: { cpuMs: number; queueMs: number } | null): string => (t === null ? '?' : `${f1(t.cpuMs / 1000)} / ${f1(t.queueMs / 1000)} s`);
+    const others = r.cpuSeconds - (w?.cpuMs ?? 0) / 1000 - (wr?.cpuMs ?? 0) / 1000 - r.threads.main.cpuMs / 1000;
+    out.push(`pace max: thread CPU / run-queue wait: history worker ${span(w)}, writer ${span(wr)}, main ${span(r.threads.main)}; other threads (parser pool, libuv, GC) ${f1(others)} s CPU`);
     out.push(`pace max: chunks per batch p50 ${r.commitChunks.p50}, documents per batch p50 ${r.commitDocs.p50}; product status window p50/p99 ${f1(r.finalStatus?.batches.p50Ms ?? 0)}/${f1(r.finalStatus?.batches.p99Ms ?? 0)} ms`);
-    out.push(`pace max: heaps (V8 total) history worker ${f1(r.workerHeapMax / MiB)} MiB, main thread ${f1(r.mainHeapMax / MiB)} MiB; RSS samples ${r.rssSamples.filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 8)) === 0).map((x) => f1(x.rss / MiB)).join(' ')}`);
+    out.push(`pace max: heaps (V8 total) history worker ${f1(r.workerHeapMax / MiB)} MiB, writer ${f1((r.writerHeapMax ?? 0) / MiB)} MiB, main thread ${f1(r.mainHeapMax / MiB)} MiB; RSS samples ${r.rssSamples.filter((_, i, a) => i % Math.max(1, Math.floor(a.length / 8)) === 0).map((x) => f1(x.rss / MiB)).join(' ')}`);
     if (r.pool !== null) out.push(`pace max: parser pool ${r.pool.completed} tasks, run mean ${f1(r.pool.runMeanMs)} ms (p99 ${f1(r.pool.runP99Ms)}), queue wait mean ${f1(r.pool.waitMeanMs)} ms (p99 ${f1(r.pool.waitP99Ms)})`);
     if (max.facts.breakdown !== null) out.push(...formatBreakdown(max.facts.breakdown, max.facts.sourceBytes));
   }

@@ -26,7 +26,7 @@ export interface IngestRunResult {
   readonly eld: { readonly resolutionMs: number; readonly idleBefore: EldSummary; readonly ingest: EldSummary; readonly idleAfter: EldSummary };
   /** Every writer batch (commit message), instrumented. */
   readonly commits: Summary;
-  /** The same batches: CPU time and run-queue wait of the history worker thread inside each. */
+  /** The same batches: CPU time and run-queue wait of the writer thread inside each. */
   readonly commitCpu: Summary;
   readonly commitQueue: Summary;
   /** Every mergeIndex message (FTS5 merge steps between batches, each a write transaction): wall and CPU. Absent in older results. */
@@ -39,11 +39,18 @@ export interface IngestRunResult {
   readonly commitSamples: ReadonlyArray<readonly [number, number, number, number, number, number, number]>;
   /** History worker thread event-loop utilization, one sample a second. */
   readonly workerElu: Summary;
-  /** Whole-run CPU and run-queue wait (ms) of the main (broker) thread and the history worker thread. */
-  readonly threads: { readonly main: { cpuMs: number; queueMs: number }; readonly worker: { cpuMs: number; queueMs: number } | null };
+  /** The same of the writer thread (absent in results from before it). */
+  readonly writerElu?: Summary;
+  /** Whole-run CPU and run-queue wait (ms) of the main (broker) thread, the history worker thread and the writer thread. */
+  readonly threads: {
+    readonly main: { cpuMs: number; queueMs: number };
+    readonly worker: { cpuMs: number; queueMs: number } | null;
+    readonly writer?: { cpuMs: number; queueMs: number } | null;
+  };
   readonly pool: WorkerSample['pool'];
   /** Largest V8 heap of the history worker thread and of the main thread (bytes). */
   readonly workerHeapMax: number;
+  readonly writerHeapMax?: number;
   readonly mainHeapMax: number;
   /** VmHWM of the ingesting process (all its threads). */
   readonly peakRss: number;

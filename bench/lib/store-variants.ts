@@ -6,7 +6,7 @@
 //               CREATE TABLE blobs(id INTEGER PRIMARY KEY, raw BLOB NOT NULL);
 //               CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='unicode61');
 //             one blob row per chunk, one FTS row per derived document, the
-//             writer's pragmas (WAL, synchronous=NORMAL, 32 MiB cache) and the
+//             writer's pragmas (its page size and checkpoint interval, WAL, synchronous=NORMAL, 32 MiB cache) and the
 //             pipeline's transaction budgets (1 MiB raw / 512 KiB text).
 //   blob      the blob half of the baseline alone.
 //   fts       the FTS half of the baseline alone.
@@ -26,7 +26,7 @@
 import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { LIMITS } from '../../src/config/limits.ts';
-import { openWriter } from '../../src/store/open.ts';
+import { CHECKPOINT_WAL_BYTES, NEW_STORE_PAGE_BYTES, WRITER_CACHE_KIB, openWriter } from '../../src/store/open.ts';
 import type { CommitChunk } from '../../protocols/history.ts';
 import { HistoryWriter } from '../../src/store/writer.ts';
 import { batches, type DerivedChunk } from './derive.ts';
@@ -93,10 +93,12 @@ function fileBytes(path: string): number {
 function openPlain(path: string): Database.Database {
   const db = new Database(path);
   // The same pragmas as src/store/open.ts openWriter.
+  db.pragma(`page_size = ${NEW_STORE_PAGE_BYTES}`);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('temp_store = MEMORY');
-  db.pragma('cache_size = -32768');
+  db.pragma(`cache_size = -${WRITER_CACHE_KIB}`);
+  db.pragma(`wal_autocheckpoint = ${CHECKPOINT_WAL_BYTES / NEW_STORE_PAGE_BYTES}`);
   return db;
 }
 

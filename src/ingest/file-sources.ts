@@ -61,6 +61,13 @@ export interface ActiveLane {
 export class FileSources {
   private readonly table: SourceTable;
   private readonly lanes = new Map<string, ActiveLane>();
+  /**
+   * Sources with chunks in a batch whose commit has not settled (gathered,
+   * perhaps sent to the writer thread), and how many such batches. Their
+   * cursors in the table are behind what was read, so such a source gets no
+   * new lane and its lane is not closed as finished until they settle.
+   */
+  private readonly uncommitted = new Map<string, number>();
   private readonly dirtyPaths = new Set<string>();
   /** Found files whose registration failed; admitted again first. */
   private readonly unadmitted: Found[] = [];
@@ -213,7 +220,12 @@ export class FileSources {
   }
 
   private pending(): SourceState[] {
-    return this.table.pendingStates(this.options.settled, (state) => this.lanes.has(state.plan.id));
+    return this.table.pendingStates(this.options.settled, (state) => this.lanes.has(state.plan.id) || this.uncommitted.has(state.plan.id));
+  }
+
+  /** Lanes that may still give chunks (an exhausted one waits for its last batch to settle before it closes). */
+  private readingLanes(): ActiveLane[] {
+    return [...this.lanes.values()].filter((active) => !active.lane.exhausted);
   }
 
   /** File sources waiting for a visit, plus those being read (and, in a once run, those waiting for a pass). */
@@ -248,12 +260,12 @@ export class FileSources {
     const table = this.table;
     const { limits } = this.options;
     const waiting = this.pending();
-    // A source that had its turn yields to waiting ones.
+    // A source that had its turn yields to waiting ones (once what it gave has settled).
     for (const active of [...this.lanes.values()]) {
-      if (active.batches >= limits.sourceTurnBatches && waiting.length > 0) await this.closeLanes([active]);
+      if (active.batches >= limits.sourceTurnBatches && waiting.length > 0 && !this.uncommitted.has(active.state.plan.id)) await this.closeLanes([active]);
     }
     for (const state of waiting) {
-      if (this.lanes.size >= limits.sourcesPerBatch) break;
+      if (this.readingLanes().length >= limits.sourcesPerBatch) break;
       state.dirty = false;
       state.visits++;
       try {
@@ -278,14 +290,20 @@ export class FileSources {
     }
   }
 
-  /** Chunks from up to two file lanes, read and parsed outside any transaction. */
+  /**
+   * Chunks from up to two file lanes, read and parsed outside any transaction.
+   * They are uncommitted until `settled` is called with them (after their
+   * commit, or when it was given up); `lanes` are every lane open now.
+   */
   async gather(): Promise<{ chunks: CommitChunk[]; lanes: ActiveLane[] }> {
     await this.openLanes();
     const lanes = [...this.lanes.values()];
+    const reading = this.readingLanes();
     let chunks: CommitChunk[] = [];
-    if (lanes.length > 0) {
+    if (reading.length > 0) {
       try {
-        chunks = await toCommitChunks(await collectBatch(lanes.map((a) => a.lane), this.options.limits), this.ports.resolveProject);
+        chunks = await toCommitChunks(await collectBatch(reading.map((a) => a.lane), this.options.limits), this.ports.resolveProject);
+        for (const id of sourcesOf(chunks)) this.uncommitted.set(id, (this.uncommitted.get(id) ?? 0) + 1);
       } catch (error) {
         if (isCorruption(error) || lanes.some((a) => isCorruption(a.lane.failure))) {
           await this.closeLanes(lanes);
@@ -302,12 +320,21 @@ export class FileSources {
     for (const [id, cursor] of cursors) this.table.committed(id, cursor);
   }
 
-  /** After a batch: count its turn for each lane and close the exhausted ones. */
+  /** The batch holding `chunks` (from gather) is over: committed (after `committed`), or given up. */
+  settled(chunks: readonly CommitChunk[]): void {
+    for (const id of sourcesOf(chunks)) {
+      const left = (this.uncommitted.get(id) ?? 1) - 1;
+      if (left > 0) this.uncommitted.set(id, left);
+      else this.uncommitted.delete(id);
+    }
+  }
+
+  /** After a batch settled: count its turn for each lane and close the exhausted ones that have nothing left unsettled. */
   async afterBatch(lanes: readonly ActiveLane[]): Promise<void> {
     const finished: ActiveLane[] = [];
     for (const active of lanes) {
       active.batches++;
-      if (active.lane.exhausted) finished.push(active);
+      if (active.lane.exhausted && !this.uncommitted.has(active.state.plan.id)) finished.push(active);
     }
     await this.closeLanes(finished);
   }
@@ -329,6 +356,7 @@ export class FileSources {
   async closeLanes(lanes: readonly ActiveLane[]): Promise<void> {
     const table = this.table;
     for (const active of lanes) {
+      if (this.lanes.get(active.state.plan.id) !== active) continue; // closed already
       this.lanes.delete(active.state.plan.id);
       await active.lane.close().catch(() => undefined);
       const [seen] = await observe(active.state.plan.path);
@@ -376,4 +404,9 @@ export class FileSources {
     list.push(...this.table.sourceProblems());
     return list;
   }
+}
+
+/** The sources `chunks` belong to, each once. */
+function sourcesOf(chunks: readonly CommitChunk[]): Set<string> {
+  return new Set(chunks.map((chunk) => chunk.source));
 }

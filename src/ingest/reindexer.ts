@@ -54,14 +54,29 @@ export function plainDocuments(record: RetainedRecord): RowDocument[] {
 export class Reindexer {
   /** Documents derived again by this process's reindex steps. */
   documents = 0;
+  /**
+   * No reindex is in progress: found so once, and none begun since (only
+   * this process's scheduler begins one, under the writer lock). Then a step
+   * asks nothing: an ask waits behind the batch the writer thread commits.
+   */
+  private finished = false;
 
   constructor(private readonly ports: ReindexPorts) {}
 
+  /** A reindex was begun: the next step looks for its progress again. */
+  begun(): void {
+    this.finished = false;
+  }
+
   /** One bounded step. Returns false when no reindex is in progress. */
   async step(): Promise<boolean> {
+    if (this.finished) return false;
     const { history } = this.ports;
     const progress = history({ type: 'reindexProgress' });
-    if (progress === null) return false;
+    if (progress === null) {
+      this.finished = true;
+      return false;
+    }
     if (progress.phase === 'reset') {
       const deleted = history({ type: 'resetStep', progress, limit: RESET_SLICE });
       if (deleted === 0) history({ type: 'saveReindex', progress: { ...progress, phase: 'rebuild' } });

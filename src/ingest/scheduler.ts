@@ -5,7 +5,9 @@
 //             per idle turn, and they do not keep the loop busy);
 //   poll      stat dirty (watched) files, then a bounded round-robin slice;
 //   batch     up to two file sources (read ahead and parsed in the pool) and
-//             one unit of work from each record provider, in one commit;
+//             one unit of work from each record provider, in one commit,
+//             sent to the writer thread: the next batch's files are read and
+//             parsed while it commits (one batch in flight at most);
 //   reindex   one bounded step of a reindex in progress;
 //   mirror    after a real timer yield, one bounded step of the project
 //             replicas (outside every capture transaction); while capture has
@@ -15,11 +17,14 @@
 //   wait      100 ms while a backlog remains (none at pace max), 2 s when idle.
 // Invariants: source reads and project lookups happen before the commit, never
 // inside it; a cursor in memory only moves after the history actor committed
-// it; any failure leaves committed state as it was and is retried.
+// it, and a source with chunks in flight gets no new lane until they settle
+// (FileSources.settled); providers give their next unit only after the
+// previous batch settled; any failure leaves committed state as it was and is
+// retried.
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, deserializeError, serializeError, toHistoryError } from '../../protocols/errors.ts';
-import type { CommitChunk, CommitResult, HistoryAsk } from '../../protocols/history.ts';
+import type { CommitChunk, CommitResult, HistoryAsk, HistorySend, Timed } from '../../protocols/history.ts';
 import type { ParseResult, ParseTask } from '../../protocols/records.ts';
 import type { Pace, PauseReason, ScrubStatus, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
@@ -41,7 +46,10 @@ export type { DiscoveryPort } from './file-sources.ts';
 const ONCE_FULL_TRIES = 3;
 
 export interface SchedulerPorts {
+  /** Synchronous asks; each reply reflects everything sent before it. */
   readonly history: HistoryAsk;
+  /** The batch path: commits and merge steps, answered later (the writer thread works meanwhile). */
+  readonly send: HistorySend;
   /** Non-file sources (OpenCode, bridge records): one unit of work each per batch. */
   readonly providers: readonly RecordProvider[];
   readonly parse: (task: ParseTask) => Promise<ParseResult>;
@@ -78,6 +86,12 @@ interface Work {
   readonly lanes: ActiveLane[];
 }
 
+/** A batch sent to the writer thread, its commit not yet settled. */
+interface InFlight {
+  readonly work: Work;
+  readonly reply: Promise<Timed<CommitResult>>;
+}
+
 export interface SchedulerTotals {
   batches: number;
   records: number;
@@ -89,7 +103,11 @@ export interface SchedulerTotals {
 export class Scheduler {
   private files: FileSources | null = null;
   private scrubber: Scrubber | null = null;
-  private retry: Work | null = null;
+  /** Batches to commit again, in order, before anything new (the store was busy). */
+  private readonly retry: Work[] = [];
+  private inFlight: InFlight | null = null;
+  /** A merge step sent behind a batch in flight; its failure is raised at the next merge. */
+  private mergeFailure: unknown = null;
   private pressure = false;
   private cooldownUntil = 0;
   private stopping = false;
@@ -181,7 +199,7 @@ export class Scheduler {
           // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits, and
           // lazily while capture (or a first discovery pass) has more to write (src/store/fts-merge.ts).
           const capturing = backlog || files.busyPass || this.pendingCount() > 0;
-          backlog = this.ports.history({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing }) || backlog;
+          backlog = (await this.merge(capturing)) || backlog;
           backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
           this.fail(error);
@@ -206,6 +224,8 @@ export class Scheduler {
         await this.sleep(backlog ? (this.options.pace === 'max' ? 0 : limits.backlogIntervalMs) : limits.idlePollMs);
       }
     } finally {
+      // The batch in flight commits or fails before its lanes close.
+      await this.settle().catch(() => undefined);
       try {
         scrubber.flush(this.now());
       } catch {
@@ -268,9 +288,29 @@ export class Scheduler {
       const history = this.ports.history;
       const current = history({ type: 'reindexProgress' });
       const done = history({ type: 'lastReindex' });
-      if (current === null && (done === null || requested > done)) history({ type: 'beginReindex', requestedAt: requested });
+      if (current === null && (done === null || requested > done)) {
+        history({ type: 'beginReindex', requestedAt: requested });
+        this.reindexer.begun();
+      }
     }
     return this.reindexer.step();
+  }
+
+  /**
+   * One bounded merge step of history.db's FTS5 index. Behind a batch in
+   * flight it is sent and not waited for (the loop comes back anyway, and
+   * the writer thread merges while the next batch is read); otherwise its
+   * answer, whether merge work may remain, is the loop's.
+   */
+  private async merge(capturing: boolean): Promise<boolean> {
+    const failure = this.mergeFailure;
+    this.mergeFailure = null;
+    if (failure !== null) throw failure;
+    const { limits } = this.options;
+    const step = this.ports.send({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing });
+    if (this.inFlight === null) return (await step).value;
+    step.catch((error: unknown) => (this.mergeFailure ??= error));
+    return true;
   }
 
   /**
@@ -331,47 +371,86 @@ export class Scheduler {
     return rows;
   }
 
-  /** Read the next batch: chunks from up to two file lanes and one unit from each provider. */
-  private async gather(files: FileSources): Promise<Work> {
-    const { chunks, lanes } = await files.gather();
-    return { chunks, rows: await this.providerRows(), lanes };
-  }
-
-  /** One batch. Returns whether a backlog remains. */
+  /**
+   * One batch: the next file chunks are gathered (read and parsed) while the
+   * batch in flight commits; once it settled, the providers give their unit,
+   * and the new batch is sent. Returns whether a backlog remains.
+   */
   private async batch(): Promise<boolean> {
     const files = this.files as FileSources;
-    const work = this.retry ?? (await this.gather(files));
-    this.retry = null;
-    if (work.chunks.length > 0 || work.rows.length > 0) {
-      let result: CommitResult;
-      const started = performance.now();
-      try {
-        result = this.ports.history({ type: 'commit', chunks: work.chunks, rows: work.rows });
-      } catch (error) {
-        const shape = serializeError(error);
-        if (shape.code === 'STORE_BUSY') {
-          this.retry = work;
-          this.lastError = shape;
-          return true;
-        }
-        for (const batch of work.rows) this.providerOf(batch).abandoned(batch);
-        await files.closeLanes(work.lanes);
-        throw error;
-      }
-      this.latency.add(performance.now() - started);
-      let fileBytes = 0;
-      for (const chunk of work.chunks) fileBytes += chunk.bytes.length;
-      this.meter.captured(fileBytes, this.now());
-      this.totals.batches++;
-      this.totals.records += result.records;
-      this.totals.documents += result.documents;
-      this.totals.rawBytes += result.rawBytes;
-      this.totals.malformed += result.malformed;
-      files.committed(result.cursors);
-      for (const batch of work.rows) this.providerOf(batch).committed(batch);
+    const retried = this.retry.shift();
+    const gathered = retried ?? { ...(await files.gather()), rows: [] };
+    let settled: 'done' | 'busy';
+    try {
+      settled = await this.settle();
+    } catch (error) {
+      // The batch in flight failed: what was gathered behind it read past its cursors, so it goes with it.
+      await this.abandon(gathered);
+      throw error;
     }
+    if (settled === 'busy') {
+      this.retry.splice(1, 0, gathered); // right behind the batch that was in flight
+      return true;
+    }
+    const work = retried ?? { ...gathered, rows: await this.providerRows() };
+    if (work.chunks.length === 0 && work.rows.length === 0) {
+      await files.afterBatch(work.lanes);
+    } else {
+      const reply = this.ports.send({ type: 'commit', chunks: work.chunks, rows: work.rows });
+      reply.catch(() => undefined); // settled (and its failure handled) by the next settle()
+      this.inFlight = { work, reply };
+    }
+    return this.inFlight !== null || files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
+  }
+
+  /**
+   * Wait for the batch in flight: on success its cursors move and its lanes
+   * had their turn; when the store was busy it goes first in the retry queue
+   * ('busy'); on any other failure its work is given up (lanes closed,
+   * provider units abandoned) and the error thrown.
+   */
+  private async settle(): Promise<'done' | 'busy'> {
+    const flight = this.inFlight;
+    if (flight === null) return 'done';
+    this.inFlight = null;
+    const files = this.files as FileSources;
+    const { work } = flight;
+    let reply: Timed<CommitResult>;
+    try {
+      reply = await flight.reply;
+    } catch (error) {
+      const shape = serializeError(error);
+      if (shape.code === 'STORE_BUSY') {
+        this.retry.unshift(work);
+        this.lastError = shape;
+        return 'busy';
+      }
+      await this.abandon(work);
+      throw error;
+    }
+    const result = reply.value;
+    this.latency.add(reply.ms);
+    let fileBytes = 0;
+    for (const chunk of work.chunks) fileBytes += chunk.bytes.length;
+    this.meter.captured(fileBytes, this.now());
+    this.totals.batches++;
+    this.totals.records += result.records;
+    this.totals.documents += result.documents;
+    this.totals.rawBytes += result.rawBytes;
+    this.totals.malformed += result.malformed;
+    files.committed(result.cursors);
+    files.settled(work.chunks);
+    for (const batch of work.rows) this.providerOf(batch).committed(batch);
     await files.afterBatch(work.lanes);
-    return files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
+    return 'done';
+  }
+
+  /** Give up a batch that will not be committed: its provider units are abandoned and its lanes closed (reopened from the committed cursors). */
+  private async abandon(work: Work): Promise<void> {
+    const files = this.files as FileSources;
+    files.settled(work.chunks);
+    for (const batch of work.rows) this.providerOf(batch).abandoned(batch);
+    await files.closeLanes(work.lanes);
   }
 
   private providerOf(batch: RowBatch): RecordProvider {

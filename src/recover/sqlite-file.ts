@@ -5,8 +5,9 @@
 // recovery can be repeated on them.
 //
 // A header that is itself damaged does not stop the reader: the page size
-// then comes from the WAL header, else the default (4096), so the pages can
-// still be scanned one by one.
+// then comes from the WAL header, else from the pages themselves (the size at
+// which b-tree page headers line up, probePageSize), so the pages can still
+// be scanned one by one.
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
@@ -14,9 +15,49 @@ const MAGIC = Buffer.from('SQLite format 3\u0000', 'latin1');
 const WAL_MAGIC_LE = 0x377f0682;
 const WAL_MAGIC_BE = 0x377f0683;
 const DEFAULT_PAGE_SIZE = 4096;
+const PAGE_SIZES = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+/** Page starts probePageSize looks at for each candidate size. */
+const PROBE_PAGES = 512;
 
 function validPageSize(n: number): boolean {
   return n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
+}
+
+/** Whether `bytes` at `at` read as the header of a b-tree page of `pageSize` bytes (fileformat2 §1.6). */
+function looksLikeBtreePage(bytes: Buffer, at: number, pageSize: number): boolean {
+  const type = bytes[at];
+  if (type !== 2 && type !== 5 && type !== 10 && type !== 13) return false;
+  const headerBytes = type === 2 || type === 5 ? 12 : 8;
+  const freeblock = bytes.readUInt16BE(at + 1);
+  const cells = bytes.readUInt16BE(at + 3);
+  const content = bytes.readUInt16BE(at + 5) || 65536;
+  return content <= pageSize && headerBytes + 2 * cells <= content && (freeblock === 0 || (freeblock >= headerBytes && freeblock < pageSize));
+}
+
+/**
+ * The page size of a file whose header is damaged and which has no WAL.
+ * For each candidate size, the share of its odd multiples (offsets that are
+ * not multiples of the next larger size) that hold a b-tree page header: at
+ * the true size and above, those offsets are page starts, so the share is
+ * that of b-tree pages among pages; below it, they fall inside pages and
+ * almost never look like one. The smallest size with a share like the best
+ * one's is the page size. Page 1 (offset 0) is left out: its header is the
+ * damaged one.
+ */
+export function probePageSize(fd: number, fileSize: number): number {
+  const shares = PAGE_SIZES.map((size) => {
+    let looked = 0;
+    let hits = 0;
+    for (let n = 1; looked < PROBE_PAGES && (n + 1) * size <= fileSize; n += 2) {
+      looked++;
+      const head = readAt(fd, n * size, 12);
+      if (head.length === 12 && looksLikeBtreePage(head, 0, size)) hits++;
+    }
+    return looked === 0 ? 0 : hits / looked;
+  });
+  const best = Math.max(...shares);
+  if (best === 0) return DEFAULT_PAGE_SIZE;
+  return PAGE_SIZES[shares.findIndex((share) => share >= best / 4)] as number;
 }
 
 function readAt(fd: number, position: number, length: number): Buffer {
@@ -101,7 +142,7 @@ export class SqliteFile {
     const stated = this.headerValid ? head.readUInt16BE(16) : 0;
     const headerSize = stated === 1 ? 65536 : stated;
     this.wal = walFd === null ? null : readWal(walFd);
-    this.pageSize = validPageSize(headerSize) ? headerSize : (this.wal?.pageSize ?? DEFAULT_PAGE_SIZE);
+    this.pageSize = validPageSize(headerSize) ? headerSize : (this.wal?.pageSize ?? probePageSize(fd, fileSize));
     const reserved = this.headerValid ? (head[20] as number) : 0;
     this.reserved = reserved < this.pageSize - 480 ? reserved : 0;
     const walPages = this.wal !== null && this.wal.pageSize === this.pageSize ? this.wal.dbPages : 0;

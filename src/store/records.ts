@@ -9,23 +9,36 @@ export interface RetainedChunk {
   readonly raw: Uint8Array;
 }
 
-const PAGE = 8;
+/** Records per page of retainedChunks. */
+export const RETAINED_PAGE = 8;
+
+/** Up to `limit` records of one (source, generation) from offset `from` on, in offset order. */
+export function retainedPage(db: Db, source: string, generation: number, from: number, limit: number): RetainedChunk[] {
+  return db
+    .prepare('SELECT offset, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset >= ? ORDER BY offset LIMIT ?')
+    .all(source, generation, from, limit) as RetainedChunk[];
+}
 
 /**
- * The records of one (source, generation), in offset order. Fetched a few at
- * a time by separate queries, so no statement stays open while the consumer
- * awaits (better-sqlite3 refuses other statements during an open iterator).
+ * The records of one (source, generation), in offset order, a page at a time
+ * from `page` (one query each, so no statement stays open while the consumer
+ * awaits: better-sqlite3 refuses other statements during an open iterator,
+ * and a page may come from another thread, src/service/writer-client.ts).
  */
-export function* retainedChunks(db: Db, source: string, generation: number): Generator<RetainedChunk> {
-  const page = db.prepare('SELECT offset, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset >= ? ORDER BY offset LIMIT ?');
+export function* pagedRecords(page: (from: number, limit: number) => RetainedChunk[]): Generator<RetainedChunk> {
   let from = 0;
   for (;;) {
-    const rows = page.all(source, generation, from, PAGE) as RetainedChunk[];
+    const rows = page(from, RETAINED_PAGE);
     for (const row of rows) yield row;
-    if (rows.length < PAGE) return;
+    if (rows.length < RETAINED_PAGE) return;
     const last = rows[rows.length - 1] as RetainedChunk;
     from = last.offset + 1;
   }
+}
+
+/** The records of one (source, generation) in offset order, from this connection. */
+export function retainedChunks(db: Db, source: string, generation: number): Generator<RetainedChunk> {
+  return pagedRecords((from, limit) => retainedPage(db, source, generation, from, limit));
 }
 
 /**

@@ -1,0 +1,143 @@
+// The history worker's side of the writer thread (actors/writer-worker.ts).
+// Two ways to ask, over one ordered channel (protocols/writer-thread.ts):
+//   ask   synchronous, a HistoryAsk: the caller's thread blocks in
+//         Atomics.wait until the reply is there. Everything but the batch
+//         path uses it, so the code that asks stays what it was.
+//   send  asynchronous: the capture loop sends a batch's commit (and the
+//         merge step after it) and reads and parses the next batch while
+//         the writer thread works.
+// Invariant: the writer thread handles requests one at a time in the order
+// sent, so a reply, synchronous or not, reflects every request sent before
+// it (a read asked after a sent commit sees that commit).
+
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import { HistoryError, deserializeError } from '../../protocols/errors.ts';
+import type { HistoryAsk, HistoryMessage, HistoryReplies, HistorySend, Timed } from '../../protocols/history.ts';
+import { SIGNAL_CLOSED, SIGNAL_REPLIES, SIGNAL_SLOTS, type WriterReply, type WriterRequest } from '../../protocols/writer-thread.ts';
+import { pagedRecords } from '../store/records.ts';
+import { spawnThread } from './threads.ts';
+
+type Body = { readonly kind: 'open' } | { readonly kind: 'history'; readonly message: HistoryMessage } | { readonly kind: 'close' };
+
+interface Waiting {
+  readonly resolve: (reply: Timed<unknown>) => void;
+  readonly reject: (error: Error) => void;
+}
+
+export class WriterClient {
+  private nextId = 1;
+  private readonly waiting = new Map<number, Waiting>();
+  private ended: Error | null = null;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly port: MessagePort,
+    private readonly signal: Int32Array,
+  ) {
+    port.on('message', (reply: WriterReply) => this.settle(reply));
+    port.unref();
+    worker.on('error', (error) => this.end(error));
+    worker.on('exit', () => this.end(new HistoryError('STOPPED', 'the writer thread has ended')));
+  }
+
+  /**
+   * Start the writer thread on `historyDb` (its schema already current) and
+   * wait until its connection is open; a failure to open is thrown here.
+   */
+  static open(historyDb: string): WriterClient {
+    const channel = new MessageChannel();
+    const shared = new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
+    const worker = spawnThread('actors/writer-worker.ts', 'agent-bridge-history-writer', {
+      data: { historyDb, port: channel.port2, signal: shared },
+      transferList: [channel.port2],
+    });
+    const client = new WriterClient(worker, channel.port1, new Int32Array(shared));
+    try {
+      client.request({ kind: 'open' });
+    } catch (error) {
+      void worker.terminate();
+      throw error;
+    }
+    return client;
+  }
+
+  /** Synchronous: the reply to `message`, once every request sent before it was handled. */
+  readonly ask: HistoryAsk = <T extends HistoryMessage>(message: T): HistoryReplies[T['type']] => {
+    if (message.type === 'retained') {
+      // A generation can be far larger than memory: it crosses a page at a time, as the consumer reads.
+      const { source, generation } = message;
+      return pagedRecords((from, limit) => this.ask({ type: 'retainedPage', source, generation, from, limit })) as unknown as HistoryReplies[T['type']];
+    }
+    return this.request({ kind: 'history', message }).value as HistoryReplies[T['type']];
+  };
+
+  /** Asynchronous: resolves with the reply to `message` and the actor's time, or rejects with its HistoryError. */
+  readonly send: HistorySend = <T extends HistoryMessage>(message: T): Promise<Timed<HistoryReplies[T['type']]>> => {
+    if (this.ended !== null) return Promise.reject(this.ended);
+    const id = this.nextId++;
+    const reply = new Promise<Timed<unknown>>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    this.port.ref();
+    this.post({ id, kind: 'history', message });
+    return reply as Promise<Timed<HistoryReplies[T['type']]>>;
+  };
+
+  /** After what was sent before: close the connection and end the thread. */
+  async close(): Promise<void> {
+    if (this.ended === null) {
+      const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+      try {
+        this.request({ kind: 'close' });
+      } finally {
+        await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+      }
+    }
+    await this.worker.terminate();
+    this.end(new HistoryError('STOPPED', 'the writer thread has ended'));
+  }
+
+  private post(request: WriterRequest): void {
+    this.port.postMessage(request);
+  }
+
+  /** Send `body` and block this thread until its reply; earlier asynchronous replies met on the way are settled. */
+  private request(body: Body): Timed<unknown> {
+    if (this.ended !== null) throw this.ended;
+    const id = this.nextId++;
+    this.post({ id, ...body } as WriterRequest);
+    for (;;) {
+      const seen = Atomics.load(this.signal, SIGNAL_REPLIES);
+      const received = receiveMessageOnPort(this.port);
+      if (received !== undefined) {
+        const reply = received.message as WriterReply;
+        if (reply.id !== id) {
+          this.settle(reply);
+          continue;
+        }
+        if (!reply.ok) throw deserializeError(reply.error);
+        return { value: reply.value, ms: reply.ms };
+      }
+      if (Atomics.load(this.signal, SIGNAL_CLOSED) === 1) {
+        throw this.end(new HistoryError('STOPPED', 'the writer thread has ended'));
+      }
+      // Woken by the next reply (the counter moves after each is posted) or by the thread's end.
+      Atomics.wait(this.signal, SIGNAL_REPLIES, seen);
+    }
+  }
+
+  private settle(reply: WriterReply): void {
+    const waiting = this.waiting.get(reply.id);
+    if (waiting === undefined) return;
+    this.waiting.delete(reply.id);
+    if (this.waiting.size === 0) this.port.unref();
+    if (reply.ok) waiting.resolve({ value: reply.value, ms: reply.ms });
+    else waiting.reject(deserializeError(reply.error));
+  }
+
+  /** The thread is gone: every request still waiting fails, and so does every later one. */
+  private end(error: Error): Error {
+    if (this.ended === null) this.ended = error instanceof HistoryError ? error : new HistoryError('STOPPED', `the writer thread failed: ${error.message}`);
+    for (const waiting of this.waiting.values()) waiting.reject(this.ended);
+    this.waiting.clear();
+    return this.ended;
+  }
+}

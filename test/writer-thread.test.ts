@@ -1,0 +1,198 @@
+// The writer thread (actors/writer-worker.ts, driven through
+// src/service/writer-client.ts): during capture it owns history.db's
+// writable connection, and the history worker reads and parses the next
+// batch while it commits. What callers rely on: a reply, synchronous or
+// sent, reflects everything sent before it; a retained generation crosses
+// a page at a time, byte for byte; store errors cross as their HistoryError
+// codes; a closed or unopenable writer says so. And, end to end, a capture
+// whose store is locked by someone else for longer than the busy timeout
+// retries its batches in order and stores every byte exactly once, in file
+// order.
+
+import Database from 'better-sqlite3';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseChunk } from '../actors/parser-actor.ts';
+import { HistoryError } from '../protocols/errors.ts';
+import type { CommitChunk } from '../protocols/history.ts';
+import type { SourcePlan } from '../protocols/sources.ts';
+import { RETAINED_PAGE } from '../src/store/records.ts';
+import { openWriter } from '../src/store/open.ts';
+import { WriterClient } from '../src/service/writer-client.ts';
+import { cli, envFor, tempDir } from './helpers/home.ts';
+import { claudeSession } from './helpers/mirror.ts';
+import { claudeLine } from './helpers/rollouts.ts';
+import { tilingProblems, withStore } from './helpers/store.ts';
+
+const SESSION = '70000000-0000-4000-8000-000000000001';
+const PATH = `/capture/${SESSION}.jsonl`;
+const PLAN: SourcePlan = { id: PATH, path: PATH, format: 'claude', ownAgentId: null, conversation: { id: `claude:${SESSION}`, agent: 'claude', session: SESSION, parent: null, kind: 'transcript' } };
+
+/** A store with the current schema, made as the supervisor's own connection makes it before capture starts. */
+function newStore(): string {
+  const path = join(tempDir(), 'history.db');
+  openWriter(path).close();
+  return path;
+}
+
+/** Batches of one line each, continuing at `offset`: each commits one record. */
+function lineChunks(count: number, from = 0): { chunks: CommitChunk[]; bytes: Uint8Array[] } {
+  const chunks: CommitChunk[] = [];
+  const bytes: Uint8Array[] = [];
+  let offset = from;
+  for (let n = 0; n < count; n++) {
+    const line = new TextEncoder().encode(claudeLine(SESSION, `threadword${n} ${'é'.repeat(n)} line ${n}`));
+    const parsed = parseChunk({ format: 'claude', bytes: line, offset, startsMidLine: false, carry: '', continues: false, context: { conversation: `claude:${SESSION}`, session: SESSION, ownAgentId: null } });
+    chunks.push({ source: PATH, conversation: `claude:${SESSION}`, generation: 0, offset, bytes: line, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + line.length, mtimeMs: 0 } });
+    bytes.push(line);
+    offset += line.length;
+  }
+  return { chunks, bytes };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  assert.fail('expected a rejection');
+}
+
+describe('the writer thread', () => {
+  it('answers asks and sent messages in the order they were sent, and pages a retained generation through', async () => {
+    const client = WriterClient.open(newStore());
+    try {
+      assert.equal(client.ask({ type: 'register', plans: [PLAN] }), 1);
+      const count = RETAINED_PAGE * 3 + 2;
+      const { chunks, bytes } = lineChunks(count);
+      const sent = chunks.map((chunk) => client.send({ type: 'commit', chunks: [chunk], rows: [] }));
+      // Asked after the sends, answered after them: the cursor already stands after the last line.
+      const total = bytes.reduce((n, b) => n + b.length, 0);
+      const stored = client.ask({ type: 'loadSources' }).find((s) => s.id === PATH);
+      assert.equal(stored?.cursor.offset, total);
+      const replies = await Promise.all(sent);
+      let end = 0;
+      for (const [i, reply] of replies.entries()) {
+        end += (bytes[i] as Uint8Array).length;
+        assert.deepEqual(reply.value.cursors.map(([id, cursor]) => [id, cursor.offset]), [[PATH, end]], `commit ${i}`);
+        assert.equal(reply.value.records, 1);
+        assert.ok(reply.ms >= 0);
+      }
+      // More records than a page: they cross a page at a time, in offset order, byte for byte.
+      const records = [...client.ask({ type: 'retained', source: PATH, generation: 0 })];
+      assert.equal(records.length, count);
+      assert.deepEqual(Buffer.concat(records.map((r) => r.raw)), Buffer.concat(bytes));
+      assert.deepEqual(
+        records.map((r) => r.offset),
+        bytes.map((_, i) => bytes.slice(0, i).reduce((n, b) => n + b.length, 0)),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('passes a store error on as its HistoryError: to a sent commit and to an ask', async () => {
+    const path = newStore();
+    const client = WriterClient.open(path);
+    const other = new Database(path);
+    try {
+      client.ask({ type: 'register', plans: [PLAN] });
+      other.exec('BEGIN IMMEDIATE'); // held past the writer's busy timeout
+      const { chunks } = lineChunks(1);
+      const error = await rejection(client.send({ type: 'commit', chunks, rows: [] }));
+      assert.ok(error instanceof HistoryError, String(error));
+      assert.equal(error.code, 'STORE_BUSY');
+      assert.throws(() => client.ask({ type: 'touch', id: PATH, facts: { mtimeMs: 1 } }), (e: unknown) => e instanceof HistoryError && e.code === 'STORE_BUSY');
+      other.exec('ROLLBACK');
+      // Nothing was half-written: the same commit succeeds once the lock is gone.
+      const reply = await client.send({ type: 'commit', chunks, rows: [] });
+      assert.equal(reply.value.records, 1);
+    } finally {
+      other.close();
+      await client.close();
+    }
+  });
+
+  it('refuses a store it cannot open, and every ask once closed', async () => {
+    const damaged = join(tempDir(), 'history.db');
+    writeFileSync(damaged, Buffer.alloc(8192, 0x5a));
+    assert.throws(() => WriterClient.open(damaged), (e: unknown) => e instanceof HistoryError && e.code === 'STORE_CORRUPT');
+
+    const client = WriterClient.open(newStore());
+    const counted = client.send({ type: 'counts' });
+    await client.close();
+    // What was sent before the close was answered.
+    assert.equal((await counted).value.records, 0);
+    assert.throws(() => client.ask({ type: 'counts' }), (e: unknown) => e instanceof HistoryError && e.code === 'STOPPED');
+    const error = await rejection(client.send({ type: 'counts' }));
+    assert.ok(error instanceof HistoryError && error.code === 'STOPPED', String(error));
+  });
+});
+
+describe('capture with its store locked by another connection', () => {
+  it('retries its batches in order once the lock is gone: every byte stored once', async () => {
+    const home = tempDir();
+    const files: string[] = [];
+    // About 12 MB in 64 KiB chunks: hundreds of batches, so the lock falls in the middle of the capture.
+    for (let i = 0; i < 6; i++) files.push(claudeSession(home, { session: `71000000-0000-4000-8000-00000000000${i}`, lines: 800, word: 'lockotter', fill: 2500 }));
+    const env = envFor(home, { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
+    const historyDb = join(home, '.agent-bridge', 'history.db');
+    const run = cli(['ingest', '--once', '--pace', 'max', '--json'], env);
+
+    // Once some records are in, hold a write lock for 4.5 s: longer than the writer's 3 s busy timeout.
+    let lockedAt = -1;
+    const deadline = Date.now() + 120_000;
+    while (lockedAt < 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      let db: Database.Database;
+      try {
+        db = new Database(historyDb, { fileMustExist: true });
+      } catch {
+        continue; // not created yet
+      }
+      try {
+        db.pragma('busy_timeout = 0');
+        const records = (() => {
+          try {
+            return db.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number;
+          } catch {
+            return 0; // schema not there yet
+          }
+        })();
+        if (records > 0) {
+          try {
+            db.exec('BEGIN IMMEDIATE');
+          } catch {
+            continue; // the writer holds it this instant
+          }
+          lockedAt = records;
+          await new Promise((resolve) => setTimeout(resolve, 4500));
+          db.exec('ROLLBACK');
+        }
+      } finally {
+        db.close();
+      }
+    }
+    const result = await run;
+    assert.equal(result.code, 0, result.stderr);
+    const expected = Buffer.concat(files.map((file) => readFileSync(file)));
+    withStore(home, (db) => {
+      const total = db.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number;
+      assert.ok(lockedAt > 0 && lockedAt < total, `the lock was taken mid-capture (${lockedAt} of ${total} records)`);
+      assert.deepEqual(tilingProblems(db), []);
+      // Committed in file order: a conversation reads its records in id order.
+      const outOfOrder = db
+        .prepare('SELECT count(*) FROM conversation_records a JOIN conversation_records b ON a.source = b.source AND a.generation = b.generation AND a.offset < b.offset AND a.id > b.id')
+        .pluck()
+        .get();
+      assert.equal(outOfOrder, 0, 'records committed out of file order');
+      const stored = files.map((file) =>
+        Buffer.concat(db.prepare('SELECT r.raw FROM conversation_records r JOIN conversation_sources s ON s.id = r.source WHERE s.path = ? AND r.generation = 0 ORDER BY r.offset').pluck().all(file) as Buffer[]),
+      );
+      assert.deepEqual(Buffer.concat(stored), expected);
+    });
+  });
+});
