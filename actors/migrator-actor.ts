@@ -3,8 +3,11 @@
 // the legacy tail replay once verified (serve mode), and, while a failure is
 // latched, a look for an explicit retry request. The work itself is
 // src/migration (MigrationRunner, retry). It writes history.db through the
-// history actor's connection: one connection, one thread, one synchronous
-// transaction at a time, so the single-writer invariant holds.
+// history worker's own connection, one synchronous transaction at a time:
+// alone before capture starts, and afterwards only its tail replays, beside
+// the writer thread's connection (SQLite serialises the two; the replays
+// insert records and conversations only, never cursors, so the writer's
+// caches stay true).
 
 import type { Actor } from '../protocols/actor.ts';
 import type { HistoryErrorShape } from '../protocols/errors.ts';

@@ -213,17 +213,23 @@ export class Supervisor {
   }
 
   /** Start ingestion on a verified store; a latched failure (once mode) ends the run with its error. */
-  private afterMigration(progress: MigrationProgress): Promise<void> {
+  private async afterMigration(progress: MigrationProgress): Promise<void> {
     const running = this.running;
-    if (running === null || this.stopping) return Promise.resolve();
+    if (running === null || this.stopping) return;
     if (progress.phase !== 'verified') {
-      if (progress.phase !== 'failed') return Promise.resolve(); // stopped
+      if (progress.phase !== 'failed') return; // stopped
       const cause = progress.error?.message ?? 'unknown error';
       throw new HistoryError('VERIFY_FAILED', `the legacy history migration failed and stays failed until \`agent-bridge reindex --retry\`: ${cause}`, {
         step: 'migrate legacy history',
       });
     }
-    const ingestion = this.startIngestion(running);
+    // From here on every write goes through the writer thread's connection; this thread's stays the migrator's (tail replays).
+    const writer = await WriterClient.open((this.paths as HistoryPaths).historyDb);
+    if (this.stopping || this.running !== running) {
+      await writer.close(); // stopped while it opened: stopActors found no ingestion to stop
+      return;
+    }
+    const ingestion = this.startIngestion(running, writer);
     running.ingestion = ingestion;
     this.counts = ingestion.writer.ask({ type: 'counts' });
     this.countsAt = Date.now();
@@ -231,12 +237,10 @@ export class Supervisor {
     return ingestion.loop;
   }
 
-  private startIngestion(running: Running): Ingestion {
+  private startIngestion(running: Running, writer: WriterClient): Ingestion {
     const options = this.options as StartOptions;
     const paths = this.paths as HistoryPaths;
     const settings = this.settings as SettingsWatcher;
-    // From here on every write goes through the writer thread's connection; this thread's stays the migrator's (tail replays).
-    const writer = WriterClient.open(paths.historyDb);
     const history = writer.ask;
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const projects = new ProjectResolver();

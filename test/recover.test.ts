@@ -345,7 +345,7 @@ describe('a damaged history.db', () => {
 
 
 describe('the page size of a file whose header is damaged', () => {
-  it('is read from the pages themselves when no WAL says it: 4 KiB, 16 KiB and 64 KiB stores', () => {
+  it('is read from the pages themselves when no WAL says it: 4 KiB, 16 KiB and 64 KiB stores, also with a wiped start', () => {
     for (const size of [4096, 16384, 65536]) {
       const path = join(searchTempDir(`page-${size}`), 'history.db');
       const db = new Database(path);
@@ -359,12 +359,19 @@ describe('the page size of a file whose header is damaged', () => {
       assert.equal(bytes.readUInt16BE(16), size === 65536 ? 1 : size);
       bytes.fill(0xa5, 0, 100); // the header, page size included
       writeFileSync(path, bytes);
-      const fd = openSync(path, 'r');
-      try {
-        assert.equal(probePageSize(fd, bytes.length), size);
-      } finally {
-        closeSync(fd);
-      }
+      const probe = (): number => {
+        const fd = openSync(path, 'r');
+        try {
+          return probePageSize(fd, bytes.length);
+        } finally {
+          closeSync(fd);
+        }
+      };
+      assert.equal(probe(), size);
+      // The first 2 MiB wiped as well: the pages after them still say it.
+      bytes.fill(0, 0, 2 * 1024 * 1024);
+      writeFileSync(path, bytes);
+      assert.equal(probe(), size, `${size} with its first 2 MiB zeroed`);
     }
   });
 });

@@ -63,7 +63,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('the writer thread', () => {
   it('answers asks and sent messages in the order they were sent, and pages a retained generation through', async () => {
-    const client = WriterClient.open(newStore());
+    const client = await WriterClient.open(newStore());
     try {
       assert.equal(client.ask({ type: 'register', plans: [PLAN] }), 1);
       const count = RETAINED_PAGE * 3 + 2;
@@ -96,7 +96,7 @@ describe('the writer thread', () => {
 
   it('passes a store error on as its HistoryError: to a sent commit and to an ask', async () => {
     const path = newStore();
-    const client = WriterClient.open(path);
+    const client = await WriterClient.open(path);
     const other = new Database(path);
     try {
       client.ask({ type: 'register', plans: [PLAN] });
@@ -119,9 +119,10 @@ describe('the writer thread', () => {
   it('refuses a store it cannot open, and every ask once closed', async () => {
     const damaged = join(tempDir(), 'history.db');
     writeFileSync(damaged, Buffer.alloc(8192, 0x5a));
-    assert.throws(() => WriterClient.open(damaged), (e: unknown) => e instanceof HistoryError && e.code === 'STORE_CORRUPT');
+    const refused = await rejection(WriterClient.open(damaged));
+    assert.ok(refused instanceof HistoryError && refused.code === 'STORE_CORRUPT', String(refused));
 
-    const client = WriterClient.open(newStore());
+    const client = await WriterClient.open(newStore());
     const counted = client.send({ type: 'counts' });
     await client.close();
     // What was sent before the close was answered.
@@ -193,6 +194,26 @@ describe('capture with its store locked by another connection', () => {
         Buffer.concat(db.prepare('SELECT r.raw FROM conversation_records r JOIN conversation_sources s ON s.id = r.source WHERE s.path = ? AND r.generation = 0 ORDER BY r.offset').pluck().all(file) as Buffer[]),
       );
       assert.deepEqual(Buffer.concat(stored), expected);
+    });
+  });
+});
+
+describe('lanes while a batch is in flight', () => {
+  it('a source that had its turn yields to a waiting one before it is read to its end', async () => {
+    const home = tempDir();
+    // Three files of about 6 MB: each takes far more than one turn (32 batches of about 64 KiB from each lane).
+    const ids = ['72000000-0000-4000-8000-000000000001', '72000000-0000-4000-8000-000000000002', '72000000-0000-4000-8000-000000000003'];
+    const files = ids.map((session) => claudeSession(home, { session, lines: 2400, word: 'turnotter', fill: 2500 }));
+    const run = await cli(['ingest', '--once', '--pace', 'max'], envFor(home, { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' }));
+    assert.equal(run.code, 0, run.stderr);
+    withStore(home, (db) => {
+      // Record ids are commit order: [first, last] of each file.
+      const span = (file: string): [number, number] =>
+        Object.values(db.prepare('SELECT min(r.id) AS first, max(r.id) AS last FROM conversation_records r JOIN conversation_sources s ON s.id = r.source WHERE s.path = ?').get(file) as object) as [number, number];
+      const spans = files.map(span).sort((a, b) => a[0] - b[0]);
+      const [a, b, c] = spans as [[number, number], [number, number], [number, number]];
+      // Two lanes at a time: the third file starts once one of the first two had its turn, while both still have bytes left.
+      assert.ok(c[0] < a[1] && c[0] < b[1], `the third file started at record ${c[0]}, after the first two ended at ${a[1]} and ${b[1]}`);
     });
   });
 });

@@ -56,6 +56,8 @@ export interface ActiveLane {
   readonly lane: Lane;
   readonly state: SourceState;
   batches: number;
+  /** Its turn is over and other sources wait: no more chunks are taken from it; it closes once what it gave settled. */
+  yielding: boolean;
 }
 
 export class FileSources {
@@ -223,9 +225,9 @@ export class FileSources {
     return this.table.pendingStates(this.options.settled, (state) => this.lanes.has(state.plan.id) || this.uncommitted.has(state.plan.id));
   }
 
-  /** Lanes that may still give chunks (an exhausted one waits for its last batch to settle before it closes). */
+  /** Lanes that may still give chunks (an exhausted or yielding one waits for its last batch to settle before it closes). */
   private readingLanes(): ActiveLane[] {
-    return [...this.lanes.values()].filter((active) => !active.lane.exhausted);
+    return [...this.lanes.values()].filter((active) => !active.lane.exhausted && !active.yielding);
   }
 
   /** File sources waiting for a visit, plus those being read (and, in a once run, those waiting for a pass). */
@@ -260,9 +262,12 @@ export class FileSources {
     const table = this.table;
     const { limits } = this.options;
     const waiting = this.pending();
-    // A source that had its turn yields to waiting ones (once what it gave has settled).
+    // A source that had its turn yields to waiting ones: it stops giving chunks at once, and closes once they settled
+    // (the next batch is gathered while one is in flight, so a lane that still gave chunks always has some there).
     for (const active of [...this.lanes.values()]) {
-      if (active.batches >= limits.sourceTurnBatches && waiting.length > 0 && !this.uncommitted.has(active.state.plan.id)) await this.closeLanes([active]);
+      const turnOver = active.batches >= limits.sourceTurnBatches && waiting.length > 0;
+      if (turnOver && !this.uncommitted.has(active.state.plan.id)) await this.closeLanes([active]);
+      else active.yielding = turnOver;
     }
     for (const state of waiting) {
       if (this.readingLanes().length >= limits.sourcesPerBatch) break;
@@ -281,7 +286,7 @@ export class FileSources {
           this.ports.history({ type: 'touch', id: state.plan.id, facts: lane.start.cursorUpdate });
           table.committed(state.plan.id, { ...state.cursor, ...lane.start.cursorUpdate });
         }
-        this.lanes.set(state.plan.id, { lane, state, batches: 0 });
+        this.lanes.set(state.plan.id, { lane, state, batches: 0, yielding: false });
       } catch (error) {
         if (isCorruption(error) || isDiskFull(error)) throw error; // history.db itself (a retained chunk, a cursor), not the source
         const [seen] = await observe(state.plan.path);

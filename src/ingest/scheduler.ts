@@ -308,7 +308,14 @@ export class Scheduler {
     if (failure !== null) throw failure;
     const { limits } = this.options;
     const step = this.ports.send({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing });
-    if (this.inFlight === null) return (await step).value;
+    if (this.inFlight === null) {
+      const more = (await step).value;
+      // A step sent earlier failed before this one answered (replies come in send order): not left unsaid.
+      const earlier = this.mergeFailure;
+      this.mergeFailure = null;
+      if (earlier !== null) throw earlier;
+      return more;
+    }
     step.catch((error: unknown) => (this.mergeFailure ??= error));
     return true;
   }

@@ -16,8 +16,9 @@ const WAL_MAGIC_LE = 0x377f0682;
 const WAL_MAGIC_BE = 0x377f0683;
 const DEFAULT_PAGE_SIZE = 4096;
 const PAGE_SIZES = [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
-/** Page starts probePageSize looks at for each candidate size. */
+/** Page starts probePageSize looks at for each candidate size, all within the first PROBE_BYTES of the file. */
 const PROBE_PAGES = 512;
+const PROBE_BYTES = 64 * 1024 * 1024;
 
 function validPageSize(n: number): boolean {
   return n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
@@ -45,13 +46,19 @@ function looksLikeBtreePage(bytes: Buffer, at: number, pageSize: number): boolea
  * damaged one.
  */
 export function probePageSize(fd: number, fileSize: number): number {
+  // Every size looks over the same bytes (spread evenly when there are more odd multiples than PROBE_PAGES), and a
+  // zeroed start (damage that wiped a region) counts for none: each share compares like with like.
+  const range = Math.min(fileSize, PROBE_BYTES);
   const shares = PAGE_SIZES.map((size) => {
+    const odd = Math.floor(range / size / 2);
+    const step = Math.max(1, Math.ceil(odd / PROBE_PAGES));
     let looked = 0;
     let hits = 0;
-    for (let n = 1; looked < PROBE_PAGES && (n + 1) * size <= fileSize; n += 2) {
+    for (let k = 0; k < odd; k += step) {
+      const head = readAt(fd, (2 * k + 1) * size, 12);
+      if (head.length < 12 || head.every((byte) => byte === 0)) continue;
       looked++;
-      const head = readAt(fd, n * size, 12);
-      if (head.length === 12 && looksLikeBtreePage(head, 0, size)) hits++;
+      if (looksLikeBtreePage(head, 0, size)) hits++;
     }
     return looked === 0 ? 0 : hits / looked;
   });

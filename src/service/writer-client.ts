@@ -42,9 +42,11 @@ export class WriterClient {
 
   /**
    * Start the writer thread on `historyDb` (its schema already current) and
-   * wait until its connection is open; a failure to open is thrown here.
+   * wait until its connection is open. Waited for asynchronously: a thread
+   * that fails before it can answer (a module that does not load) is seen
+   * through its 'error' and 'exit' events, and the failure is thrown here.
    */
-  static open(historyDb: string): WriterClient {
+  static async open(historyDb: string): Promise<WriterClient> {
     const channel = new MessageChannel();
     const shared = new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
     const worker = spawnThread('actors/writer-worker.ts', 'agent-bridge-history-writer', {
@@ -53,9 +55,9 @@ export class WriterClient {
     });
     const client = new WriterClient(worker, channel.port1, new Int32Array(shared));
     try {
-      client.request({ kind: 'open' });
+      await client.dispatch({ kind: 'open' });
     } catch (error) {
-      void worker.terminate();
+      await worker.terminate();
       throw error;
     }
     return client;
@@ -72,27 +74,31 @@ export class WriterClient {
   };
 
   /** Asynchronous: resolves with the reply to `message` and the actor's time, or rejects with its HistoryError. */
-  readonly send: HistorySend = <T extends HistoryMessage>(message: T): Promise<Timed<HistoryReplies[T['type']]>> => {
+  readonly send: HistorySend = <T extends HistoryMessage>(message: T): Promise<Timed<HistoryReplies[T['type']]>> =>
+    this.dispatch({ kind: 'history', message }) as Promise<Timed<HistoryReplies[T['type']]>>;
+
+  /** Send `body`; the reply settles the promise (the port is kept referenced while any is awaited). */
+  private dispatch(body: Body): Promise<Timed<unknown>> {
     if (this.ended !== null) return Promise.reject(this.ended);
     const id = this.nextId++;
     const reply = new Promise<Timed<unknown>>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
     this.port.ref();
-    this.post({ id, kind: 'history', message });
-    return reply as Promise<Timed<HistoryReplies[T['type']]>>;
-  };
+    this.post({ id, ...body } as WriterRequest);
+    return reply;
+  }
 
-  /** After what was sent before: close the connection and end the thread. */
+  /** After what was sent before: close the connection and end the thread (ended whatever the close said). */
   async close(): Promise<void> {
-    if (this.ended === null) {
-      const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
-      try {
+    try {
+      if (this.ended === null) {
+        const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
         this.request({ kind: 'close' });
-      } finally {
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       }
+    } finally {
+      await this.worker.terminate();
+      this.end(new HistoryError('STOPPED', 'the writer thread has ended'));
     }
-    await this.worker.terminate();
-    this.end(new HistoryError('STOPPED', 'the writer thread has ended'));
   }
 
   private post(request: WriterRequest): void {
