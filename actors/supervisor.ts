@@ -224,6 +224,7 @@ export class Supervisor {
       });
     }
     // From here on every write goes through the writer thread's connection; this thread's stays the migrator's (tail replays).
+    this.phase = 'starting'; // the migration is over; capture starts once the writer thread has opened the store
     const writer = await WriterClient.open((this.paths as HistoryPaths).historyDb);
     if (this.stopping || this.running !== running) {
       await writer.close(); // stopped while it opened: stopActors found no ingestion to stop
