@@ -11,6 +11,7 @@ import { workerData } from 'node:worker_threads';
 import { HistoryError, serializeError } from '../protocols/errors.ts';
 import { SIGNAL_CLOSED, SIGNAL_REPLIES, type WriterReply, type WriterRequest, type WriterThreadData } from '../protocols/writer-thread.ts';
 import { openWriter } from '../src/store/open.ts';
+import { HistoryActor } from './history-actor.ts';
 
 /**
  * The page cache of capture's connection, in KiB. Capture appends (records,
@@ -21,7 +22,6 @@ import { openWriter } from '../src/store/open.ts';
  * 128.5 s, 8 MiB at 294.4 MiB in 127.5 s.
  */
 const CAPTURE_CACHE_KIB = 8192;
-import { HistoryActor } from './history-actor.ts';
 
 const data = workerData as WriterThreadData;
 const signal = new Int32Array(data.signal);

@@ -3,6 +3,11 @@
 // main thread. Kept apart so the main thread can import it
 // without loading the instrumented worker entry itself.
 
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
+import type { BroadcastChannel } from 'node:worker_threads';
+
 export const BENCH_CHANNEL = 'agent-bridge-bench';
 
 export interface CommitSample {
@@ -59,6 +64,20 @@ export interface WorkerSample {
     readonly waitMeanMs: number;
     readonly waitP99Ms: number;
   } | null;
+}
+
+/** Every second, this thread's event-loop utilization, CPU and heap, as a WorkerSample on `channel`; `pool`: the parser pool's figures. */
+export function sampleThread(channel: BroadcastChannel, thread: WorkerSample['thread'], pool: () => WorkerSample['pool'] = () => null): void {
+  let lastElu = performance.eventLoopUtilization();
+  setInterval(() => {
+    const now = performance.eventLoopUtilization();
+    const delta = performance.eventLoopUtilization(now, lastElu);
+    lastElu = now;
+    const heap = getHeapStatistics();
+    const times = threadTimes((path) => readFileSync(path, 'utf8'));
+    const sample: WorkerSample = { kind: 'worker', thread, at: Date.now(), elu: delta.utilization, heapUsed: heap.used_heap_size, ...times, heapTotal: heap.total_heap_size, pool: pool() };
+    channel.postMessage(sample);
+  }, 1000).unref();
 }
 
 /** CPU and run-queue wait of the calling thread, in ms (Linux /proc/thread-self/schedstat; zeros elsewhere). */

@@ -9,10 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { getHeapStatistics } from 'node:v8';
 import { HistoryActor } from '../../actors/history-actor.ts';
 import type { CommitResult, HistoryMessage } from '../../protocols/history.ts';
-import { BENCH_CHANNEL, threadTimes, type CommitSample, type MergeSample, type WorkerSample } from './instrument-worker-channel.ts';
+import { BENCH_CHANNEL, sampleThread, threadTimes, type CommitSample, type MergeSample } from './instrument-worker-channel.ts';
 
 const times = (): { cpuMs: number; queueMs: number } => threadTimes((path) => readFileSync(path, 'utf8'));
 
@@ -59,14 +58,6 @@ HistoryActor.prototype.handle = function handle(this: HistoryActor, message: His
   return result;
 } as typeof originalHandle;
 
-let lastElu = performance.eventLoopUtilization();
-setInterval(() => {
-  const now = performance.eventLoopUtilization();
-  const delta = performance.eventLoopUtilization(now, lastElu);
-  lastElu = now;
-  const heap = getHeapStatistics();
-  const sample: WorkerSample = { kind: 'worker', thread: 'writer', at: Date.now(), elu: delta.utilization, heapUsed: heap.used_heap_size, ...times(), heapTotal: heap.total_heap_size, pool: null };
-  channel.postMessage(sample);
-}, 1000).unref();
+sampleThread(channel, 'writer');
 
 await import((workerData as { realEntry: string }).realEntry);

@@ -303,21 +303,24 @@ export class Scheduler {
    * answer, whether merge work may remain, is the loop's.
    */
   private async merge(capturing: boolean): Promise<boolean> {
-    const failure = this.mergeFailure;
-    this.mergeFailure = null;
-    if (failure !== null) throw failure;
+    this.raiseMergeFailure();
     const { limits } = this.options;
     const step = this.ports.send({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing });
     if (this.inFlight === null) {
       const more = (await step).value;
       // A step sent earlier failed before this one answered (replies come in send order): not left unsaid.
-      const earlier = this.mergeFailure;
-      this.mergeFailure = null;
-      if (earlier !== null) throw earlier;
+      this.raiseMergeFailure();
       return more;
     }
     step.catch((error: unknown) => (this.mergeFailure ??= error));
     return true;
+  }
+
+  /** Throw (once) the failure of a merge step that was sent without waiting. */
+  private raiseMergeFailure(): void {
+    const failure = this.mergeFailure;
+    this.mergeFailure = null;
+    if (failure !== null) throw failure;
   }
 
   /**

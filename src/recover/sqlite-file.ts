@@ -24,14 +24,14 @@ function validPageSize(n: number): boolean {
   return n >= 512 && n <= 65536 && (n & (n - 1)) === 0;
 }
 
-/** Whether `bytes` at `at` read as the header of a b-tree page of `pageSize` bytes (fileformat2 §1.6). */
-function looksLikeBtreePage(bytes: Buffer, at: number, pageSize: number): boolean {
-  const type = bytes[at];
+/** Whether `head` (a page's first bytes) reads as the header of a b-tree page of `pageSize` bytes (fileformat2 §1.6). */
+function looksLikeBtreePage(head: Buffer, pageSize: number): boolean {
+  const type = head[0];
   if (type !== 2 && type !== 5 && type !== 10 && type !== 13) return false;
   const headerBytes = type === 2 || type === 5 ? 12 : 8;
-  const freeblock = bytes.readUInt16BE(at + 1);
-  const cells = bytes.readUInt16BE(at + 3);
-  const content = bytes.readUInt16BE(at + 5) || 65536;
+  const freeblock = head.readUInt16BE(1);
+  const cells = head.readUInt16BE(3);
+  const content = head.readUInt16BE(5) || 65536;
   return content <= pageSize && headerBytes + 2 * cells <= content && (freeblock === 0 || (freeblock >= headerBytes && freeblock < pageSize));
 }
 
@@ -58,7 +58,7 @@ export function probePageSize(fd: number, fileSize: number): number {
       const head = readAt(fd, (2 * k + 1) * size, 12);
       if (head.length < 12 || head.every((byte) => byte === 0)) continue;
       looked++;
-      if (looksLikeBtreePage(head, 0, size)) hits++;
+      if (looksLikeBtreePage(head, size)) hits++;
     }
     return looked === 0 ? 0 : hits / looked;
   });

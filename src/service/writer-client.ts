@@ -35,7 +35,6 @@ export class WriterClient {
     private readonly signal: Int32Array,
   ) {
     port.on('message', (reply: WriterReply) => this.settle(reply));
-    port.unref();
     worker.on('error', (error) => this.end(error));
     worker.on('exit', () => this.end(new HistoryError('STOPPED', 'the writer thread has ended')));
   }
@@ -57,7 +56,7 @@ export class WriterClient {
     try {
       await client.dispatch({ kind: 'open' });
     } catch (error) {
-      await worker.terminate();
+      await client.close();
       throw error;
     }
     return client;
@@ -77,14 +76,11 @@ export class WriterClient {
   readonly send: HistorySend = <T extends HistoryMessage>(message: T): Promise<Timed<HistoryReplies[T['type']]>> =>
     this.dispatch({ kind: 'history', message }) as Promise<Timed<HistoryReplies[T['type']]>>;
 
-  /** Send `body`; the reply settles the promise (the port is kept referenced while any is awaited). */
+  /** Send `body`; its reply settles the promise. */
   private dispatch(body: Body): Promise<Timed<unknown>> {
     if (this.ended !== null) return Promise.reject(this.ended);
-    const id = this.nextId++;
-    const reply = new Promise<Timed<unknown>>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
-    this.port.ref();
-    this.post({ id, ...body } as WriterRequest);
-    return reply;
+    const id = this.post(body);
+    return new Promise<Timed<unknown>>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
   }
 
   /** After what was sent before: close the connection and end the thread (ended whatever the close said). */
@@ -97,19 +93,22 @@ export class WriterClient {
       }
     } finally {
       await this.worker.terminate();
+      this.port.close();
       this.end(new HistoryError('STOPPED', 'the writer thread has ended'));
     }
   }
 
-  private post(request: WriterRequest): void {
-    this.port.postMessage(request);
+  /** Post `body` under a new id; returns the id. */
+  private post(body: Body): number {
+    const id = this.nextId++;
+    this.port.postMessage({ id, ...body } as WriterRequest);
+    return id;
   }
 
   /** Send `body` and block this thread until its reply; earlier asynchronous replies met on the way are settled. */
   private request(body: Body): Timed<unknown> {
     if (this.ended !== null) throw this.ended;
-    const id = this.nextId++;
-    this.post({ id, ...body } as WriterRequest);
+    const id = this.post(body);
     for (;;) {
       const seen = Atomics.load(this.signal, SIGNAL_REPLIES);
       const received = receiveMessageOnPort(this.port);
@@ -134,7 +133,6 @@ export class WriterClient {
     const waiting = this.waiting.get(reply.id);
     if (waiting === undefined) return;
     this.waiting.delete(reply.id);
-    if (this.waiting.size === 0) this.port.unref();
     if (reply.ok) waiting.resolve({ value: reply.value, ms: reply.ms });
     else waiting.reject(deserializeError(reply.error));
   }
