@@ -1,20 +1,26 @@
-// The history worker thread: hosts the supervisor and exposes it to the
-// broker's HistoryService over comlink. Errors cross as plain
-// HistoryErrorShape objects (comlink would reduce an Error to its message).
+// The history worker thread: hosts the supervisor and answers the broker's
+// HistoryService over protocols/thread-calls.ts. Errors cross as
+// HistoryErrorShape objects.
 
-import { expose } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { parentPort } from 'node:worker_threads';
-import { serializingErrors } from '../protocols/errors.ts';
 import type { HistoryWorkerApi } from '../protocols/service.ts';
+import { LIMITS } from '../src/config/limits.ts';
+import { answerCalls } from '../src/service/thread-calls.ts';
 import { Supervisor } from './supervisor.ts';
 
-const supervisor = new Supervisor();
+/** The code this thread exits with when capture's writer thread is lost (HistoryService restarts it; a once run fails). */
+const WRITER_LOST_EXIT = 70;
+
+const supervisor = new Supervisor(LIMITS, (error) => {
+  console.error(`agent-bridge history: ${error.message}; ending the history worker so that it restarts`);
+  // Stopped first: the writer lock is released and the connections closed, so the restarted worker is the writer again.
+  void supervisor.stop().finally(() => process.exit(WRITER_LOST_EXIT));
+});
 
 const api: HistoryWorkerApi = {
-  start: (options) => serializingErrors(() => supervisor.start(options)),
-  finished: () => serializingErrors(() => supervisor.finished()),
-  stop: () => serializingErrors(() => supervisor.stop()),
+  start: (options) => supervisor.start(options),
+  finished: () => supervisor.finished(),
+  stop: () => supervisor.stop(),
   pressure: (active) => supervisor.pressure(active),
   lockError: () => supervisor.lockError(),
   status: () => supervisor.status(),
@@ -22,4 +28,4 @@ const api: HistoryWorkerApi = {
 };
 
 if (parentPort === null) throw new Error('history-worker must run in a worker thread');
-expose(api, nodeEndpoint(parentPort as never));
+answerCalls(parentPort, api);

@@ -1,17 +1,16 @@
 // The reader worker thread: serves search_history and get_conversation for
 // the broker's HistoryService, and the dashboard's reads, on its own
 // read-only connections, so queries never wait behind the writer's batches
-// in the history worker and no SQLite runs on the thread that serves
-// requests. Errors cross as HistoryErrorShape.
+// and no SQLite runs on the thread that serves requests. Calls arrive over
+// protocols/thread-calls.ts; errors cross as HistoryErrorShape.
 
-import { expose } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import { parentPort } from 'node:worker_threads';
 import type { DashboardReaderApi } from '../protocols/dashboard.ts';
-import { HistoryError, serializingErrors } from '../protocols/errors.ts';
+import { HistoryError } from '../protocols/errors.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { StatusBuilder } from '../src/dashboard/status.ts';
 import { DashboardReader } from '../src/read/dashboard-reader.ts';
+import { answerCalls } from '../src/service/thread-calls.ts';
 
 let reader: DashboardReader | null = null;
 let status: StatusBuilder | null = null;
@@ -22,36 +21,33 @@ function started(): DashboardReader {
 }
 
 const api: DashboardReaderApi = {
-  start: (options) =>
-    serializingErrors(() => {
-      reader?.close();
-      const paths = resolvePaths(options.env as NodeJS.ProcessEnv);
-      reader = new DashboardReader(paths);
-      status = new StatusBuilder(paths);
-    }),
-  search: (input) => serializingErrors(() => started().search(input)),
-  getConversation: (input) => serializingErrors(() => started().getConversation(input)),
-  conversations: (input) => serializingErrors(() => started().conversations(input)),
-  family: (id) => serializingErrors(() => started().family(id)),
-  conversationBefore: (input) => serializingErrors(() => started().conversationBefore(input)),
-  document: (id) => serializingErrors(() => started().document(id)),
-  sources: (input) => serializingErrors(() => started().sources(input)),
-  rawSource: (source) => serializingErrors(() => started().rawSource(source)),
-  rawPage: (source, generation, from) => serializingErrors(() => started().rawPage(source, generation, from)),
-  changes: (since) => serializingErrors(() => started().changes(since)),
-  activity: (now) => serializingErrors(() => started().activity(now)),
-  status: () =>
-    serializingErrors(() => {
-      if (status === null) throw new HistoryError('STOPPED', 'the reader worker has not been started');
-      return status.build();
-    }),
-  stop: () =>
-    serializingErrors(() => {
-      reader?.close();
-      reader = null;
-      status = null;
-    }),
+  start: async (options) => {
+    reader?.close();
+    const paths = resolvePaths(options.env as NodeJS.ProcessEnv);
+    reader = new DashboardReader(paths);
+    status = new StatusBuilder(paths);
+  },
+  search: (input) => started().search(input),
+  getConversation: (input) => started().getConversation(input),
+  conversations: (input) => started().conversations(input),
+  family: (id) => started().family(id),
+  conversationBefore: (input) => started().conversationBefore(input),
+  document: (id) => started().document(id),
+  sources: (input) => started().sources(input),
+  rawSource: (source) => started().rawSource(source),
+  rawPage: (source, generation, from) => started().rawPage(source, generation, from),
+  changes: (since) => started().changes(since),
+  activity: (now) => started().activity(now),
+  status: async () => {
+    if (status === null) throw new HistoryError('STOPPED', 'the reader worker has not been started');
+    return status.build();
+  },
+  stop: async () => {
+    reader?.close();
+    reader = null;
+    status = null;
+  },
 };
 
 if (parentPort === null) throw new Error('reader-worker must run in a worker thread');
-expose(api, nodeEndpoint(parentPort as never));
+answerCalls(parentPort, api);

@@ -104,7 +104,14 @@ export class Supervisor {
   /** Identity of the history.db found damaged when the writer could not start on it. */
   private damaged: string | null = null;
 
-  constructor(private readonly limits: Limits = LIMITS) {}
+  /**
+   * `onWriterLost` hears that capture's writer thread ended on its own: the
+   * history worker entry ends the worker, which HistoryService restarts.
+   */
+  constructor(
+    private readonly limits: Limits = LIMITS,
+    private readonly onWriterLost: (error: HistoryError) => void = () => undefined,
+  ) {}
 
   async start(options: StartOptions): Promise<void> {
     if (this.options !== null) throw new HistoryError('BAD_INPUT', 'the history worker is already started');
@@ -225,7 +232,7 @@ export class Supervisor {
     }
     // From here on every write goes through the writer thread's connection; this thread's stays the migrator's (tail replays).
     this.phase = 'starting'; // the migration is over; capture starts once the writer thread has opened the store
-    const writer = await WriterClient.open((this.paths as HistoryPaths).historyDb);
+    const writer = await WriterClient.open((this.paths as HistoryPaths).historyDb, (error) => this.writerLost(error));
     if (this.stopping || this.running !== running) {
       await writer.close(); // stopped while it opened: stopActors found no ingestion to stop
       return;
@@ -406,6 +413,13 @@ export class Supervisor {
     } catch {
       return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
     }
+  }
+
+  /** Capture cannot go on without its writer thread: say so in the status, then let the worker be restarted. */
+  private writerLost(error: HistoryError): void {
+    this.fatal = serializeError(new HistoryError('STOPPED', `capture's writer thread ended unexpectedly (${error.message}); the history worker restarts`));
+    this.publishStatus();
+    this.onWriterLost(error);
   }
 
   private publishStatus(): void {

@@ -9,7 +9,11 @@
 //              process (the baseline: the same validation and search, no HTTP,
 //              no thread hop), alternating per query; target ≤ 1.2× + 1 ms;
 //              and through a ReaderPool in this process (the thread hop
-//              alone, no HTTP), which splits the difference in two;
+//              alone, no HTTP), and over HTTP to a bare node:http server in
+//              another process answering from a reader thread
+//              (bench/lib/bare-search-server.ts: no hono, no auth, no
+//              headers: the floor of HTTP plus a thread hop on this
+//              machine), which split the difference;
 //   first hit  in Chromium, time from navigation start to the first rendered
 //              hit of /search?q=<planted rare word> (target ≤ 300 ms);
 //   10k conv   time from navigation start to the first rendered entry of a
@@ -92,25 +96,42 @@ function query(q: Planted): string {
   return params.toString();
 }
 
+/** bench/lib/bare-search-server.ts on the corpus, and its port. */
+function startBare(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench/lib/bare-search-server.ts')], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((done, fail) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /port (\d+)/.exec(out);
+      if (m) done({ child, port: Number(m[1]) });
+    });
+    child.once('exit', (code) => fail(new Error(`bare search server exited ${code}`)));
+  });
+}
+
 async function benchSearch(running: Running, planted: Planted[]): Promise<void> {
   const reader = new HistoryReader(resolvePaths(envFor(home)));
   const pool = new ReaderPool(envFor(home), 1);
   const direct: number[] = [];
   const thread: number[] = [];
   const http: number[] = [];
+  const bareHttp: number[] = [];
   const serverRead: number[] = [];
+  const bare = await startBare(envFor(home));
   const headers = { Authorization: `Bearer ${running.token}` };
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const bareAgent = new Agent({ keepAlive: true, maxSockets: 1 });
   const { hostname, port } = new URL(running.base);
-  const overHttp = (q: Planted): Promise<number> =>
+  const get = (q: Planted, to: { port: number; path: string; agent: Agent; headers: Record<string, string> }): Promise<number> =>
     new Promise((done, fail) => {
       const t = performance.now();
-      const req = request({ host: hostname, port, path: `/api/search?${query(q)}`, headers, agent }, (res) => {
+      const req = request({ host: hostname, port: to.port, path: `${to.path}?${query(q)}`, headers: to.headers, agent: to.agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          serverRead.push(Number(/read;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''))?.[1] ?? Number.NaN));
+          if (to.agent === agent) serverRead.push(Number(/read;dur=([\d.]+)/.exec(String(res.headers['server-timing'] ?? ''))?.[1] ?? Number.NaN));
           if (res.statusCode !== 200) fail(new Error(`${q.id}: ${res.statusCode}`));
           else done(performance.now() - t);
         });
@@ -118,6 +139,8 @@ async function benchSearch(running: Running, planted: Planted[]): Promise<void> 
       req.on('error', fail);
       req.end();
     });
+  const overHttp = (q: Planted): Promise<number> => get(q, { port: Number(port), path: '/api/search', agent, headers });
+  const overBareHttp = (q: Planted): Promise<number> => get(q, { port: bare.port, path: '/search', agent: bareAgent, headers: {} });
   const inProcess = async (q: Planted): Promise<number> => {
     const t = performance.now();
     await reader.search({ query: q.text, filters: q.filters });
@@ -125,13 +148,14 @@ async function benchSearch(running: Running, planted: Planted[]): Promise<void> 
   };
   const onThread = async (q: Planted): Promise<number> => {
     const t = performance.now();
-    await pool.run((api) => api.search({ query: q.text, filters: q.filters }));
+    await pool.run('search', { query: q.text, filters: q.filters });
     return performance.now() - t;
   };
   const ways: Array<[number[], (q: Planted) => Promise<number>]> = [
     [http, overHttp],
     [direct, inProcess],
     [thread, onThread],
+    [bareHttp, overBareHttp],
   ];
   for (const q of planted) for (const [, way] of ways) await way(q);
   for (let run = 0; run < runs; run++) {
@@ -146,11 +170,15 @@ async function benchSearch(running: Running, planted: Planted[]): Promise<void> 
   reader.close();
   await pool.close();
   agent.destroy();
+  bareAgent.destroy();
+  bare.child.kill('SIGTERM');
   const [d50, d99, h50, h99] = [percentile(direct, 50), percentile(direct, 99), percentile(http, 50), percentile(http, 99)];
   console.log(`search (${planted.length} planted queries x ${runs} runs)`);
   console.log(`  reader directly  p50 ${f(d50)} ms  p99 ${f(d99)} ms`);
   console.log(`  reader thread    p50 ${f(percentile(thread, 50))} ms  p99 ${f(percentile(thread, 99))} ms  (a ReaderPool in this process: the hop, no HTTP)`);
-  console.log(`  GET /api/search  p50 ${f(h50)} ms  p99 ${f(h99)} ms`);
+  const [b50, b99] = [percentile(bareHttp, 50), percentile(bareHttp, 99)];
+  console.log(`  bare HTTP        p50 ${f(b50)} ms  p99 ${f(b99)} ms  (node:http in another process, a reader thread, no hono/auth/headers: the floor here)`);
+  console.log(`  GET /api/search  p50 ${f(h50)} ms  p99 ${f(h99)} ms  (above the floor: p50 ${f(h50 - b50)} ms, p99 ${f(h99 - b99)} ms)`);
   const measured = serverRead.slice(-http.length);
   console.log(`    of which the reader thread (Server-Timing read, hop included)  p50 ${f(percentile(measured, 50))} ms  p99 ${f(percentile(measured, 99))} ms`);
   console.log(`  ratio p50 ${f(h50 / d50)}x  p99 ${f(h99 / d99)}x; bound 1.2x + 1 ms: p50 ${f(d50 * 1.2 + 1)} ms ${h50 <= d50 * 1.2 + 1 ? 'met' : 'MISSED'}, p99 ${f(d99 * 1.2 + 1)} ms ${h99 <= d99 * 1.2 + 1 ? 'met' : 'MISSED'}`);

@@ -57,7 +57,7 @@ export class HistoryError extends Error {
   }
 }
 
-/** Plain-object form for postMessage / comlink / JSON. */
+/** Plain-object form for postMessage (protocols/thread-calls.ts) and JSON. */
 export function serializeError(error: unknown): HistoryErrorShape {
   const e = toHistoryError(error);
   const shape: { -readonly [K in keyof HistoryErrorShape]: HistoryErrorShape[K] } = {
@@ -69,15 +69,6 @@ export function serializeError(error: unknown): HistoryErrorShape {
   if (e.path !== undefined) shape.path = e.path;
   if (e.cause !== undefined) shape.cause = e.cause instanceof Error ? e.cause.message : String(e.cause);
   return shape;
-}
-
-/** Run `work` for a caller in another thread: what it throws crosses as a HistoryErrorShape. */
-export async function serializingErrors<T>(work: () => T | Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    throw serializeError(error);
-  }
 }
 
 export function deserializeError(shape: HistoryErrorShape): HistoryError {

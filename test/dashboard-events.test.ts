@@ -18,7 +18,7 @@ function fakePool(state: { max: number; status: object }): ReaderPool {
     }),
     status: async () => state.status,
   };
-  return { run: async (call: (a: typeof api) => Promise<unknown>) => call(api) } as unknown as ReaderPool;
+  return { run: async (method: 'changes', since: number) => api[method](since), status: api.status } as unknown as ReaderPool;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

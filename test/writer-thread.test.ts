@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import type { Worker } from 'node:worker_threads';
 import { parseChunk } from '../actors/parser-actor.ts';
 import { HistoryError } from '../protocols/errors.ts';
 import type { CommitChunk } from '../protocols/history.ts';
@@ -130,6 +131,29 @@ describe('the writer thread', () => {
     assert.throws(() => client.ask({ type: 'counts' }), (e: unknown) => e instanceof HistoryError && e.code === 'STOPPED');
     const error = await rejection(client.send({ type: 'counts' }));
     assert.ok(error instanceof HistoryError && error.code === 'STOPPED', String(error));
+  });
+});
+
+describe('a writer thread that ends on its own', () => {
+  it('is reported once as lost, and every ask fails after; a closed one is not lost', async () => {
+    const lost: HistoryError[] = [];
+    const client = await WriterClient.open(newStore(), (error) => lost.push(error));
+    assert.equal(client.ask({ type: 'counts' }).records, 0);
+    // The thread dies as it would on a fault inside it (the client did not close it).
+    await (client as unknown as { worker: Worker }).worker.terminate();
+    for (let i = 0; i < 100 && lost.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(lost.length, 1, 'lost once');
+    assert.equal(lost[0]?.code, 'STOPPED');
+    assert.throws(() => client.ask({ type: 'counts' }), (e: unknown) => e instanceof HistoryError && e.code === 'STOPPED');
+    const error = await rejection(client.send({ type: 'counts' }));
+    assert.ok(error instanceof HistoryError && error.code === 'STOPPED', String(error));
+    await client.close();
+    assert.equal(lost.length, 1, 'closing a lost writer reports nothing more');
+
+    const calm: HistoryError[] = [];
+    const closed = await WriterClient.open(newStore(), (e) => calm.push(e));
+    await closed.close();
+    assert.deepEqual(calm, [], 'a writer ended by close() is not lost');
   });
 });
 

@@ -93,7 +93,7 @@ export class EventHub {
     this.busy = true;
     try {
       const since = this.maxRecord ?? Number.MAX_SAFE_INTEGER;
-      const changes: Changes = await this.pool.run((api) => api.changes(since));
+      const changes: Changes = await this.pool.run('changes', since);
       if (this.maxRecord === null) {
         this.maxRecord = changes.maxRecord;
         this.broadcast(frame('hello', { maxRecord: changes.maxRecord }));
@@ -102,7 +102,7 @@ export class EventHub {
         this.broadcast(frame('records', changes));
       }
       if (this.ticks++ % STATUS_EVERY_TICKS === 0) {
-        const status = (await this.pool.run((api) => api.status(), 0)) as DashboardStatus;
+        const status = (await this.pool.status()) as DashboardStatus;
         const key = statusChangeKey(status);
         if (key !== this.statusKey) {
           this.statusKey = key;

@@ -1,66 +1,43 @@
-// A small pool of reader threads (actors/reader-worker.ts) for the
+// A small pool of reader threads (src/service/reader-thread.ts) for the
 // dashboard: each call goes to the thread with the fewest calls in flight,
 // so one slow query occupies one thread and the other requests keep being
 // answered. A thread that exits is replaced on the next call; its pending
 // calls fail with STOPPED instead of waiting forever. Status is always built
 // by the first thread (it keeps the samples its capture rate comes from).
 
-import { wrap, type Remote } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
-import type { Worker } from 'node:worker_threads';
 import type { DashboardReaderApi } from '../../protocols/dashboard.ts';
 import { HistoryError } from '../../protocols/errors.ts';
-import { spawnThread, unwrap } from '../service/threads.ts';
+import { ReaderThread } from '../service/reader-thread.ts';
+import type { CallArgs, CallResult, MethodName } from '../service/thread-calls.ts';
 
-interface Slot {
-  readonly worker: Worker;
-  readonly api: Remote<DashboardReaderApi>;
-  readonly ready: Promise<void>;
-  readonly exited: Promise<never>;
-  inFlight: number;
-}
-
-export type ReaderCall<T> = (api: Remote<DashboardReaderApi>) => Promise<T>;
+export type ReaderMethod = MethodName<DashboardReaderApi>;
 
 export class ReaderPool {
-  private readonly slots: Array<Slot | null>;
+  private readonly slots: Array<ReaderThread | null>;
   private closed = false;
 
   constructor(
     private readonly env: Readonly<Record<string, string | undefined>>,
     size = 2,
   ) {
-    this.slots = new Array<Slot | null>(Math.max(1, size)).fill(null);
+    this.slots = new Array<ReaderThread | null>(Math.max(1, size)).fill(null);
   }
 
-  private slot(index: number): Slot {
+  private slot(index: number): ReaderThread {
     const existing = this.slots[index];
-    if (existing !== null && existing !== undefined) return existing;
+    if (existing !== null && existing !== undefined && !existing.exited) return existing;
     if (this.closed) throw new HistoryError('STOPPED', 'the dashboard is stopping');
-    const worker = spawnThread('actors/reader-worker.ts', `agent-bridge-dashboard-reader-${index}`);
-    const api = wrap<DashboardReaderApi>(nodeEndpoint(worker as never));
-    let onExit: (code: number) => void = () => undefined;
-    const exited = new Promise<never>((_resolve, reject) => {
-      onExit = (code) => reject(new HistoryError('STOPPED', `a dashboard reader thread exited with code ${code}`));
-    });
-    exited.catch(() => undefined);
-    const slot: Slot = { worker, api, exited, ready: unwrap(api.start({ env: this.env })), inFlight: 0 };
-    slot.ready.catch(() => undefined);
-    worker.on('error', () => undefined);
-    worker.on('exit', (code) => {
-      onExit(code);
-      if (this.slots[index] === slot) this.slots[index] = null;
-    });
-    this.slots[index] = slot;
-    return slot;
+    const thread = new ReaderThread(this.env, `agent-bridge-dashboard-reader-${index}`);
+    this.slots[index] = thread;
+    return thread;
   }
 
   private leastBusy(): number {
     let best = 0;
     let load = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.slots.length; i++) {
-      const slot = this.slots[i];
-      const n = slot === null || slot === undefined ? 0 : slot.inFlight;
+      const thread = this.slots[i];
+      const n = thread === null || thread === undefined ? 0 : thread.inFlight;
       if (n < load) {
         load = n;
         best = i;
@@ -78,30 +55,29 @@ export class ReaderPool {
     for (let i = 0; i < this.slots.length; i++) this.slot(i);
   }
 
-  /** Run `call` on the least busy thread (or on thread `pin`). */
-  async run<T>(call: ReaderCall<T>, pin?: number): Promise<T> {
-    const slot = this.slot(pin ?? this.leastBusy());
-    slot.inFlight++;
-    try {
-      return await Promise.race([slot.exited, slot.ready.then(() => unwrap(call(slot.api)))]);
-    } finally {
-      slot.inFlight--;
-    }
+  /** `method` on the least busy thread. */
+  async run<K extends ReaderMethod>(method: K, ...args: CallArgs<DashboardReaderApi[K]>): Promise<CallResult<DashboardReaderApi[K]>> {
+    return this.slot(this.leastBusy()).call(method, ...args);
+  }
+
+  /** `method`'s value as JSON text (a response body), on the least busy thread. */
+  async runJson<K extends ReaderMethod>(method: K, ...args: CallArgs<DashboardReaderApi[K]>): Promise<string> {
+    return this.slot(this.leastBusy()).callJson(method, ...args);
+  }
+
+  /** The status object as JSON text, always from the first thread. */
+  async statusJson(): Promise<string> {
+    return this.slot(0).callJson('status');
+  }
+
+  /** The status object, always from the first thread. */
+  async status(): Promise<unknown> {
+    return this.slot(0).call('status');
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const slots = this.slots.splice(0).filter((s): s is Slot => s !== null);
-    await Promise.all(
-      slots.map(async (slot) => {
-        try {
-          await Promise.race([slot.exited, slot.api.stop(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-        } catch {
-          // a thread that is already gone has nothing to close
-        } finally {
-          await slot.worker.terminate();
-        }
-      }),
-    );
+    const threads = this.slots.splice(0).filter((t): t is ReaderThread => t !== null);
+    await Promise.all(threads.map((thread) => thread.stop()));
   }
 }

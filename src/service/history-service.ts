@@ -1,10 +1,10 @@
 // HistoryService: the facade the broker embeds on its own thread. It runs no
 // SQLite, no parsing and no file scanning: it starts the history worker
-// thread and passes messages to it (comlink). Imports here must stay free of
+// thread and passes messages to it (src/service/thread-calls.ts). Imports here must stay free of
 // better-sqlite3, piscina and the source parsers; a test checks that.
 //
-// Reads (search, getConversation) go to a separate reader worker thread with
-// its own read-only connections, started on first use and independent of
+// Reads (search, getConversation) go to a separate reader thread
+// (src/service/reader-thread.ts) with its own read-only connections, started on first use and independent of
 // ingestion: a write batch never delays a query, and reads stay available
 // when ingestion is switched off.
 //
@@ -12,19 +12,19 @@
 // An unexpected worker exit in serve mode restarts it after a capped,
 // growing delay (2 s, 4 s, ... 30 s); the delay resets after a healthy minute.
 
-import { wrap, type Remote } from 'comlink';
-import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
 import type { Worker } from 'node:worker_threads';
 import { CAUGHT_UP } from '../../protocols/capture.ts';
 import { HistoryError } from '../../protocols/errors.ts';
-import type { GetConversationOutput, ReaderWorkerApi, SearchHistoryOutput } from '../../protocols/search.ts';
+import type { GetConversationOutput, SearchHistoryOutput } from '../../protocols/search.ts';
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, ServeProgress, StartOptions } from '../../protocols/service.ts';
 import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/settings.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 import { idleMirrorStatus } from '../../protocols/mirror.ts';
-import { spawnThread, unwrap } from './threads.ts';
+import { ReaderThread } from './reader-thread.ts';
+import { ThreadCalls } from './thread-calls.ts';
+import { spawnThread } from './threads.ts';
 
 export interface HistoryServiceOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -68,18 +68,10 @@ function disabledStatus(env: NodeJS.ProcessEnv): HistoryStatus {
   };
 }
 
-interface ReaderThread {
-  readonly worker: Worker;
-  readonly api: Remote<ReaderWorkerApi>;
-  readonly ready: Promise<void>;
-  /** Rejects when the thread exits, so no call waits forever on a dead worker. */
-  readonly exited: Promise<never>;
-}
-
 export class HistoryService {
   private reader: ReaderThread | null = null;
   private worker: Worker | null = null;
-  private api: Remote<HistoryWorkerApi> | null = null;
+  private api: ThreadCalls<HistoryWorkerApi> | null = null;
   private readonly startOptions: StartOptions;
   private stopped = false;
   private restartDelay = RESTART_MIN_MS;
@@ -112,15 +104,15 @@ export class HistoryService {
   private async spawn(): Promise<void> {
     const worker = spawnThread('actors/history-worker.ts', 'agent-bridge-history');
     this.worker = worker;
-    this.api = wrap<HistoryWorkerApi>(nodeEndpoint(worker as never));
+    this.api = new ThreadCalls<HistoryWorkerApi>(worker, 'the history worker');
     this.startedAt = Date.now();
     worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: error.message }));
     worker.on('exit', (code) => this.exited(worker, code));
     // Sent before start, so a worker spawned under pressure never captures a
     // batch before it hears of it (the worker handles messages in order).
-    if (this.pressureOn) void this.api.pressure(true);
+    if (this.pressureOn) this.api.call('pressure', true).catch(() => undefined);
     try {
-      await unwrap(this.api.start(this.startOptions));
+      await this.api.call('start', this.startOptions);
     } catch (error) {
       // A worker that failed to start must not keep the process alive.
       this.worker = null;
@@ -149,84 +141,61 @@ export class HistoryService {
   /** Broker request load: pause ingestion at the next yield (true) or resume (false). */
   pressure(active: boolean): void {
     this.pressureOn = active;
-    void this.api?.pressure(active);
+    this.api?.call('pressure', active).catch(() => undefined);
   }
 
   /** The broker hit a lock error: ingestion cools down for 5 s. */
   lockError(): void {
-    void this.api?.lockError();
+    this.api?.call('lockError').catch(() => undefined);
   }
 
   async status(): Promise<HistoryStatus> {
     if (this.disabled) return disabledStatus(this.startOptions.env as NodeJS.ProcessEnv);
     if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
-    return unwrap(this.api.status());
+    return this.api.call('status');
   }
 
   /** The part of the status `serve`'s progress line needs (see ServeProgress). */
   async progress(): Promise<ServeProgress> {
     if (this.disabled) return disabledStatus(this.startOptions.env as NodeJS.ProcessEnv);
     if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
-    return unwrap(this.api.progress());
+    return this.api.call('progress');
   }
 
   /** For mode `once`: resolves when no work remains. */
   async finished(): Promise<OnceSummary> {
     if (this.api === null) throw new HistoryError('STOPPED', 'the history worker is not running');
-    return unwrap(this.api.finished());
+    return this.api.call('finished');
   }
 
   /** The reader thread, started on first use (and again after it exited). */
   private readerThread(): ReaderThread {
-    if (this.reader !== null) return this.reader;
-    const worker = spawnThread('actors/reader-worker.ts', 'agent-bridge-history-reader');
-    const api = wrap<ReaderWorkerApi>(nodeEndpoint(worker as never));
-    let onExit: (code: number) => void = () => undefined;
-    const exited = new Promise<never>((_resolve, reject) => {
-      onExit = (code) => reject(new HistoryError('STOPPED', `the history reader thread exited with code ${code}`));
-    });
-    exited.catch(() => undefined);
-    const thread: ReaderThread = { worker, api, exited, ready: unwrap(api.start({ env: this.startOptions.env })) };
-    thread.ready.catch(() => undefined);
-    worker.on('error', (error) => this.options.onEvent?.({ type: 'error', detail: `history reader: ${error.message}` }));
-    worker.on('exit', (code) => {
-      onExit(code);
-      if (this.reader === thread) this.reader = null;
-    });
-    this.reader = thread;
-    return thread;
-  }
-
-  private async read<T>(call: (api: Remote<ReaderWorkerApi>) => Promise<T>): Promise<T> {
-    const thread = this.readerThread();
-    return Promise.race([thread.exited, thread.ready.then(() => unwrap(call(thread.api)))]);
+    if (this.reader !== null && !this.reader.exited) return this.reader;
+    this.reader = new ReaderThread(this.startOptions.env, 'agent-bridge-history-reader', (error) =>
+      this.options.onEvent?.({ type: 'error', detail: `history reader: ${error.message}` }),
+    );
+    return this.reader;
   }
 
   /** search_history: validated here (a clear BAD_INPUT before any thread hop), answered by the reader thread. */
   async search(input: unknown): Promise<SearchHistoryOutput> {
     const parsed = parseSearchRequest(input);
     if (!parsed.ok) throw new HistoryError('BAD_INPUT', `invalid search_history input: ${parsed.error}`);
-    return this.read((api) => api.search(input));
+    return this.readerThread().call('search', input);
   }
 
   /** get_conversation: one page of a conversation's retained records. */
   async getConversation(input: unknown): Promise<GetConversationOutput> {
     const parsed = parseConversationRequest(input);
     if (!parsed.ok) throw new HistoryError('BAD_INPUT', `invalid get_conversation input: ${parsed.error}`);
-    return this.read((api) => api.getConversation(input));
+    return this.readerThread().call('getConversation', input);
   }
 
   private async stopReader(): Promise<void> {
     const thread = this.reader;
     if (thread === null) return;
     this.reader = null;
-    try {
-      await Promise.race([thread.exited, thread.api.stop()]);
-    } catch {
-      // a reader that is already gone has nothing to close
-    } finally {
-      await thread.worker.terminate();
-    }
+    await thread.stop();
   }
 
   async stop(): Promise<void> {
@@ -237,7 +206,7 @@ export class HistoryService {
     const api = this.api;
     if (worker === null || api === null) return;
     try {
-      await unwrap(api.stop());
+      await api.call('stop');
     } finally {
       this.worker = null;
       this.api = null;

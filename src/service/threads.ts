@@ -1,25 +1,10 @@
 // Worker threads of the history service and the dashboard: how one is
-// started (TypeScript entry through actors/ts-entry.mjs) and how errors that
-// crossed as plain HistoryErrorShape objects become HistoryErrors again.
+// started (TypeScript entry through actors/ts-entry.mjs). How they are called
+// is src/service/thread-calls.ts.
 
 import { Worker, type TransferListItem } from 'node:worker_threads';
-import type { HistoryErrorShape } from '../../protocols/errors.ts';
-import { deserializeError } from '../../protocols/errors.ts';
 import { LIMITS } from '../config/limits.ts';
 import { limitHeapGrowth } from './heap-growth.ts';
-
-function isErrorShape(value: unknown): value is HistoryErrorShape {
-  return value !== null && typeof value === 'object' && (value as { name?: unknown }).name === 'HistoryError' && typeof (value as { code?: unknown }).code === 'string';
-}
-
-/** Errors from a worker arrive as plain shapes; give callers real HistoryErrors. */
-export async function unwrap<T>(promise: Promise<T>): Promise<T> {
-  try {
-    return await promise;
-  } catch (error) {
-    throw isErrorShape(error) ? deserializeError(error) : error;
-  }
-}
 
 /** This module compiled into dist/ (bin/build.mjs): its threads load compiled actors too. */
 const COMPILED = import.meta.url.endsWith('.js');

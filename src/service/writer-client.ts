@@ -9,6 +9,8 @@
 // Invariant: the writer thread handles requests one at a time in the order
 // sent, so a reply, synchronous or not, reflects every request sent before
 // it (a read asked after a sent commit sees that commit).
+// A thread that ends other than through close() is lost: `onLost` hears it
+// once, and every waiting and later request fails with STOPPED.
 
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { HistoryError, deserializeError } from '../../protocols/errors.ts';
@@ -28,11 +30,13 @@ export class WriterClient {
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
   private ended: Error | null = null;
+  private closing = false;
 
   private constructor(
     private readonly worker: Worker,
     private readonly port: MessagePort,
     private readonly signal: Int32Array,
+    private readonly onLost: (error: HistoryError) => void,
   ) {
     port.on('message', (reply: WriterReply) => this.settle(reply));
     worker.on('error', (error) => this.end(error));
@@ -45,14 +49,14 @@ export class WriterClient {
    * that fails before it can answer (a module that does not load) is seen
    * through its 'error' and 'exit' events, and the failure is thrown here.
    */
-  static async open(historyDb: string): Promise<WriterClient> {
+  static async open(historyDb: string, onLost: (error: HistoryError) => void = () => undefined): Promise<WriterClient> {
     const channel = new MessageChannel();
     const shared = new SharedArrayBuffer(SIGNAL_SLOTS * Int32Array.BYTES_PER_ELEMENT);
     const worker = spawnThread('actors/writer-worker.ts', 'agent-bridge-history-writer', {
       data: { historyDb, port: channel.port2, signal: shared },
       transferList: [channel.port2],
     });
-    const client = new WriterClient(worker, channel.port1, new Int32Array(shared));
+    const client = new WriterClient(worker, channel.port1, new Int32Array(shared), onLost);
     try {
       await client.dispatch({ kind: 'open' });
     } catch (error) {
@@ -85,6 +89,7 @@ export class WriterClient {
 
   /** After what was sent before: close the connection and end the thread (ended whatever the close said). */
   async close(): Promise<void> {
+    this.closing = true;
     try {
       if (this.ended === null) {
         const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
@@ -139,7 +144,10 @@ export class WriterClient {
 
   /** The thread is gone: every request still waiting fails, and so does every later one. */
   private end(error: Error): Error {
-    if (this.ended === null) this.ended = error instanceof HistoryError ? error : new HistoryError('STOPPED', `the writer thread failed: ${error.message}`);
+    if (this.ended === null) {
+      this.ended = error instanceof HistoryError ? error : new HistoryError('STOPPED', `the writer thread failed: ${error.message}`);
+      if (!this.closing) this.onLost(this.ended as HistoryError);
+    }
     for (const waiting of this.waiting.values()) waiting.reject(this.ended);
     this.waiting.clear();
     return this.ended;
