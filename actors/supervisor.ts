@@ -98,11 +98,14 @@ export class Supervisor {
   private startedAt = 0;
   private finishedResult: Promise<OnceSummary> | null = null;
   private stopping = false;
+  private stopped: Promise<void> | null = null;
   private pressureOn = false;
   /** A recovery in progress (serve: through `agent-bridge recover`). */
   private recovery: Promise<void> | null = null;
   /** Identity of the history.db found damaged when the writer could not start on it. */
   private damaged: string | null = null;
+  /** Set when capture's writer thread ended on its own. */
+  private writerLostError: HistoryError | null = null;
 
   /**
    * `onWriterLost` hears that capture's writer thread ended on its own: the
@@ -199,18 +202,20 @@ export class Supervisor {
         async () => {
           const summary = this.summary();
           await this.stop();
+          // A run stopped because its writer thread was lost did not capture everything: it fails.
+          if (this.writerLostError !== null) throw this.writerLostError;
           return summary;
         },
         async (error: unknown) => {
-          this.fatal = serializeError(error);
+          if (this.writerLostError === null) this.fatal = serializeError(error);
           await this.stop();
-          throw toHistoryError(error);
+          throw this.writerLostError ?? toHistoryError(error);
         },
       );
       this.finishedResult.catch(() => undefined);
     } else {
       done.catch((error: unknown) => {
-        this.fatal = serializeError(error);
+        if (this.writerLostError === null) this.fatal = serializeError(error);
         this.phase = 'failed';
         // A damaged store: the service stays the writer and waits for `agent-bridge recover`.
       });
@@ -417,7 +422,9 @@ export class Supervisor {
 
   /** Capture cannot go on without its writer thread: say so in the status, then let the worker be restarted. */
   private writerLost(error: HistoryError): void {
-    this.fatal = serializeError(new HistoryError('STOPPED', `capture's writer thread ended unexpectedly (${error.message}); the history worker restarts`));
+    if (this.stopping) return; // a stop closes the writer anyway: nothing is lost that the stop would keep
+    this.writerLostError = new HistoryError('STOPPED', `capture's writer thread ended unexpectedly: ${error.message}`);
+    this.fatal = serializeError(this.writerLostError);
     this.publishStatus();
     this.onWriterLost(error);
   }
@@ -431,8 +438,13 @@ export class Supervisor {
     }
   }
 
-  async stop(): Promise<void> {
-    if (this.stopping) return;
+  /** Stop everything and release the writer lock; every caller, the first or a later one, waits for the same stop. */
+  stop(): Promise<void> {
+    this.stopped ??= this.stopOnce();
+    return this.stopped;
+  }
+
+  private async stopOnce(): Promise<void> {
     this.stopping = true;
     await this.recovery;
     if (this.standbyTimer !== null) clearTimeout(this.standbyTimer);

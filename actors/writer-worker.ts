@@ -71,7 +71,8 @@ port.on('message', (request: WriterRequest) => {
   previous = previous.then(() => handle(request));
 });
 
-// However the thread ends, a caller blocked on a synchronous reply wakes and sees it closed.
+// However the thread ends (an uncaught error included), a caller blocked on a synchronous reply wakes and sees it
+// closed. Not after terminate(), which runs no exit handler: only close() terminates it, and never during an ask.
 process.on('exit', () => {
   Atomics.store(signal, SIGNAL_CLOSED, 1);
   Atomics.add(signal, SIGNAL_REPLIES, 1);

@@ -53,8 +53,10 @@ describe('thread calls', () => {
       const fast = calls.call('later', 0, 'fast');
       assert.equal(calls.inFlight, 2);
       const order: string[] = [];
-      await Promise.all([slow.then((v) => order.push(v)), fast.then((v) => order.push(v))]);
-      assert.deepEqual(order, ['fast', 'slow'], 'the later call was answered first');
+      const [slowValue, fastValue] = await Promise.all([slow.then((v) => (order.push('slow call'), v)), fast.then((v) => (order.push('fast call'), v))]);
+      assert.equal(slowValue, 'slow', 'each call got its own reply');
+      assert.equal(fastValue, 'fast');
+      assert.deepEqual(order, ['fast call', 'slow call'], 'the later call was answered first');
       assert.equal(calls.inFlight, 0);
     } finally {
       await stop();
@@ -78,6 +80,9 @@ describe('thread calls', () => {
       const untyped = calls.call.bind(calls) as (method: string) => Promise<unknown>;
       await assert.rejects(untyped('nope'), isHistoryError('BAD_INPUT', /no call named "nope"/));
       await assert.rejects(untyped('toString'), isHistoryError('BAD_INPUT'), 'inherited properties are not calls');
+      await assert.rejects(calls.call('echo', () => 1), /could not be cloned/, 'an argument that cannot cross is refused here');
+      assert.equal(calls.inFlight, 0, 'and nothing waits for it');
+      await assert.rejects(calls.call('unclonable'), isHistoryError('INTERNAL', /could not be cloned/), 'a value that cannot cross comes back as an error');
       assert.deepEqual(await calls.call('echo', 'still answering'), 'still answering');
     } finally {
       await stop();

@@ -1,5 +1,4 @@
-// Capture loses its writer thread (it ends on its own, as after a fault in
-// it): the supervisor says so in its status and hands the loss to the
+// Capture loses its writer thread (a fault in it: an uncaught error ends it): the supervisor says so in its status and hands the loss to the
 // history worker's entry, which stops the supervisor and ends the worker so
 // that HistoryService restarts it. Driven here on supervisors in this
 // thread, on a generated home: after the stop, a new supervisor (what the
@@ -7,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import type { HistoryError } from '../protocols/errors.ts';
 import { Supervisor } from '../actors/supervisor.ts';
 import { LIMITS } from '../src/config/limits.ts';
@@ -17,14 +16,23 @@ import { envFor, fixtureHome } from './helpers/home.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The supervisor's writer thread once capture has started (within 30 s), else undefined. */
-async function writerOf(supervisor: Supervisor): Promise<{ worker: Worker } | undefined> {
+interface WriterInside {
+  readonly port: MessagePort;
+}
+
+/** The supervisor's writer client once capture has started (within 30 s), else undefined. */
+async function writerOf(supervisor: Supervisor): Promise<WriterInside | undefined> {
   for (let i = 0; i < 600; i++) {
-    const writer = (supervisor as unknown as { running: { ingestion?: { writer: { worker: Worker } } } | null }).running?.ingestion?.writer;
+    const writer = (supervisor as unknown as { running: { ingestion?: { writer: WriterInside } } | null }).running?.ingestion?.writer;
     if (writer !== undefined) return writer;
     await sleep(50);
   }
   return undefined;
+}
+
+/** A fault inside the writer thread: a request it cannot even reply to throws there, uncaught, and the thread dies. */
+function crash(writer: WriterInside): void {
+  writer.port.postMessage(null);
 }
 
 describe('a lost writer thread', () => {
@@ -37,7 +45,7 @@ describe('a lost writer thread', () => {
       const writer = await writerOf(supervisor);
       assert.ok(writer !== undefined, 'capture started with a writer thread');
       assert.equal(lost.length, 0);
-      await writer.worker.terminate();
+      crash(writer);
       for (let i = 0; i < 100 && lost.length === 0; i++) await sleep(20);
       assert.equal(lost.length, 1, 'the loss was handed on once');
       assert.equal(lost[0]?.code, 'STOPPED');
@@ -59,5 +67,22 @@ describe('a lost writer thread', () => {
       await restarted.stop();
     }
     assert.equal(lost.length, 1);
+  });
+
+  it('fails a once run instead of reporting it captured', async () => {
+    const { home } = fixtureHome();
+    const supervisor = new Supervisor(LIMITS, () => void supervisor.stop());
+    // The specification's pace: the capture takes long enough for the writer to be lost in the middle of it.
+    await supervisor.start({ env: envFor(home), mode: 'once', pace: 'spec', reindex: false, verify: false });
+    const finished = supervisor.finished();
+    finished.catch(() => undefined);
+    const writer = await writerOf(supervisor);
+    assert.ok(writer !== undefined, 'capture started with a writer thread');
+    crash(writer);
+    await assert.rejects(finished, (error: unknown) => {
+      assert.equal((error as HistoryError).code, 'STOPPED');
+      assert.match((error as Error).message, /writer thread ended unexpectedly/);
+      return true;
+    });
   });
 });

@@ -207,6 +207,9 @@ export class HistoryService {
     if (worker === null || api === null) return;
     try {
       await api.call('stop');
+    } catch (error) {
+      // A worker that exited on its own meanwhile (a lost writer thread stops itself first) has nothing left to stop.
+      if (api.ended === null) throw error;
     } finally {
       this.worker = null;
       this.api = null;

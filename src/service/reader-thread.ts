@@ -16,6 +16,8 @@ export class ReaderThread {
   private readonly worker;
   private readonly calls: ThreadCalls<DashboardReaderApi>;
   private readonly ready: Promise<void>;
+  /** Calls made and not yet answered, those waiting for the start included (the pool balances on it). */
+  private pending = 0;
 
   /** `name` names the thread (in `top -H` and in STOPPED errors); `onError` hears an uncaught error before the thread exits. */
   constructor(env: Readonly<Record<string, string | undefined>>, name: string, onError?: (error: Error) => void) {
@@ -26,19 +28,27 @@ export class ReaderThread {
     this.ready.catch(() => undefined);
   }
 
-  async call<K extends MethodName<DashboardReaderApi>>(method: K, ...args: CallArgs<DashboardReaderApi[K]>): Promise<CallResult<DashboardReaderApi[K]>> {
-    await this.ready;
-    return this.calls.call(method, ...args);
+  call<K extends MethodName<DashboardReaderApi>>(method: K, ...args: CallArgs<DashboardReaderApi[K]>): Promise<CallResult<DashboardReaderApi[K]>> {
+    return this.counted(() => this.calls.call(method, ...args));
   }
 
   /** The value as JSON text, made in the reader thread (for a response body). */
-  async callJson<K extends MethodName<DashboardReaderApi>>(method: K, ...args: CallArgs<DashboardReaderApi[K]>): Promise<string> {
-    await this.ready;
-    return this.calls.callJson(method, ...args);
+  callJson<K extends MethodName<DashboardReaderApi>>(method: K, ...args: CallArgs<DashboardReaderApi[K]>): Promise<string> {
+    return this.counted(() => this.calls.callJson(method, ...args));
+  }
+
+  private async counted<T>(call: () => Promise<T>): Promise<T> {
+    this.pending++;
+    try {
+      await this.ready;
+      return await call();
+    } finally {
+      this.pending--;
+    }
   }
 
   get inFlight(): number {
-    return this.calls.inFlight;
+    return this.pending;
   }
 
   /** Whether the thread has exited (every call then fails with STOPPED). */

@@ -31,7 +31,12 @@ export function answerCalls(port: MessagePort, api: object): void {
     } catch (error) {
       reply = { id: request.id, ok: false, error: serializeError(error) };
     }
-    port.postMessage(reply);
+    try {
+      port.postMessage(reply);
+    } catch (error) {
+      // A value structured clone cannot copy (a function, say): the caller gets why, and the thread goes on.
+      port.postMessage({ id: request.id, ok: false, error: serializeError(error) } satisfies CallReply);
+    }
   });
 }
 
@@ -80,7 +85,13 @@ export class ThreadCalls<Api extends object> {
     const request: CallRequest = { id, method, args, json };
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage(request);
+      try {
+        this.worker.postMessage(request);
+      } catch (error) {
+        // An argument structured clone cannot copy: nothing was sent, so nothing is waiting.
+        this.waiting.delete(id);
+        reject(error);
+      }
     });
   }
 

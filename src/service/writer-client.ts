@@ -31,12 +31,13 @@ export class WriterClient {
   private readonly waiting = new Map<number, Waiting>();
   private ended: Error | null = null;
   private closing = false;
+  /** Armed once the thread has opened the store: a thread that fails to open is a failed open, not a lost writer. */
+  private onLost: (error: HistoryError) => void = () => undefined;
 
   private constructor(
     private readonly worker: Worker,
     private readonly port: MessagePort,
     private readonly signal: Int32Array,
-    private readonly onLost: (error: HistoryError) => void,
   ) {
     port.on('message', (reply: WriterReply) => this.settle(reply));
     worker.on('error', (error) => this.end(error));
@@ -56,13 +57,14 @@ export class WriterClient {
       data: { historyDb, port: channel.port2, signal: shared },
       transferList: [channel.port2],
     });
-    const client = new WriterClient(worker, channel.port1, new Int32Array(shared), onLost);
+    const client = new WriterClient(worker, channel.port1, new Int32Array(shared));
     try {
       await client.dispatch({ kind: 'open' });
     } catch (error) {
       await client.close();
       throw error;
     }
+    client.onLost = onLost;
     return client;
   }
 

@@ -15,6 +15,8 @@ export const callsThreadApi = {
   crash: () => {
     throw new TypeError('not a HistoryError');
   },
+  /** A value structured clone cannot copy. */
+  unclonable: async () => ({ f: () => 1 }),
   /** Never answers: a call waiting when the thread exits. */
   hang: () => new Promise<never>(() => undefined),
   exit: () => process.exit(3),
