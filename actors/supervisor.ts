@@ -43,6 +43,7 @@ import { StatusPublisher } from '../src/store/status-file.ts';
 import type { HistoryAsk, StoreCounts } from '../protocols/history.ts';
 import { WriterClient } from '../src/service/writer-client.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
+import { WalCheckpointer } from '../src/store/checkpointer.ts';
 import { recoverHome } from '../src/recover/recover.ts';
 import { pendingRecover, type RecoverRequest, writeRecoverOutcome } from '../src/recover/requests.ts';
 import { fileIdentity } from '../src/config/file-signature.ts';
@@ -74,6 +75,8 @@ interface Ingestion {
 interface Running {
   readonly lock: WriterLock;
   readonly history: HistoryActor;
+  /** This thread's connection to history.db (the history actor's before capture, the migrator's tail replays, the checkpointer's). */
+  readonly db: Db;
   readonly migrator: MigratorActor;
   /** Built once the migration is verified. */
   ingestion: Ingestion | null;
@@ -195,7 +198,7 @@ export class Supervisor {
     });
     if (this.pressureOn) migrator.handle({ type: 'pressure', active: true });
     const done = migrator.handle({ type: 'run' }).then((progress) => this.afterMigration(progress));
-    this.running = { lock, history, migrator, ingestion: null, done };
+    this.running = { lock, history, db, migrator, ingestion: null, done };
     this.phase = 'migrating';
     if (options.mode === 'once') {
       this.finishedResult = done.then(
@@ -259,6 +262,8 @@ export class Supervisor {
     const projects = new ProjectResolver();
     const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
+    // This thread's connection checkpoints what the writer thread commits (src/store/checkpointer.ts).
+    const checkpointer = new WalCheckpointer(running.db);
     const opencode = new OpenCodeProvider({ paths, limits: this.limits, history, resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
     const bridge = new BridgeProvider({ paths, limits: this.limits, history, resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, options.mode, (path) => scheduler?.changed(path));
@@ -276,6 +281,7 @@ export class Supervisor {
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
         ...(mirror === null ? {} : { mirror: async () => (await mirror.handle({ type: 'step' })).more }),
+        committed: (rawBytes) => checkpointer.committed(rawBytes),
       },
       { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true, scrub: scrubConfig(options.env), verify: options.verify === true },
     );

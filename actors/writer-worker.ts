@@ -23,6 +23,13 @@ import { HistoryActor } from './history-actor.ts';
  */
 const CAPTURE_CACHE_KIB = 8192;
 
+/**
+ * The WAL size at which capture's own commits checkpoint: a fallback. The
+ * history worker checkpoints as capture goes (src/store/checkpointer.ts), so
+ * a commit that reaches this finds little left to copy.
+ */
+const CAPTURE_FALLBACK_WAL_BYTES = 64 * 1024 * 1024;
+
 const data = workerData as WriterThreadData;
 const signal = new Int32Array(data.signal);
 const port = data.port;
@@ -44,7 +51,7 @@ async function handle(request: WriterRequest): Promise<void> {
   try {
     switch (request.kind) {
       case 'open':
-        actor ??= new HistoryActor(openWriter(data.historyDb, { cacheKiB: CAPTURE_CACHE_KIB }));
+        actor ??= new HistoryActor(openWriter(data.historyDb, { cacheKiB: CAPTURE_CACHE_KIB, checkpointWalBytes: CAPTURE_FALLBACK_WAL_BYTES }));
         reply({ id: request.id, ok: true, value: null, ms: 0 });
         return;
       case 'history': {

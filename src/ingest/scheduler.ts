@@ -61,6 +61,8 @@ export interface SchedulerPorts {
   readonly reindexRequest: () => number | null;
   /** One bounded step of the project mirrors; resolves whether mirror work remains (absent: no mirrors). */
   readonly mirror?: () => Promise<boolean>;
+  /** After each batch: the raw bytes its settled commit stored (the WAL checkpointer, src/store/checkpointer.ts). */
+  readonly committed?: (rawBytes: number) => void;
 }
 
 export interface SchedulerOptions {
@@ -386,6 +388,9 @@ export class Scheduler {
    * batch in flight commits; once it settled, the providers give their unit,
    * and the new batch is sent. Returns whether a backlog remains.
    */
+  /** Raw bytes of the commits settled since the last batch was sent. */
+  private settledRawBytes = 0;
+
   private async batch(): Promise<boolean> {
     const files = this.files as FileSources;
     const retried = this.retry.shift();
@@ -410,6 +415,9 @@ export class Scheduler {
       reply.catch(() => undefined); // settled (and its failure handled) by the next settle()
       this.inFlight = { work, reply };
     }
+    // While the writer thread commits the new batch, not before it was sent.
+    this.ports.committed?.(this.settledRawBytes);
+    this.settledRawBytes = 0;
     return this.inFlight !== null || files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
   }
 
@@ -447,6 +455,7 @@ export class Scheduler {
     this.totals.records += result.records;
     this.totals.documents += result.documents;
     this.totals.rawBytes += result.rawBytes;
+    this.settledRawBytes += result.rawBytes;
     this.totals.malformed += result.malformed;
     files.committed(result.cursors);
     files.settled(work.chunks);

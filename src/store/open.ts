@@ -107,6 +107,8 @@ export const WRITER_CACHE_KIB = 32768;
 export interface WriterOptions {
   /** Page cache in KiB (default WRITER_CACHE_KIB). */
   readonly cacheKiB?: number;
+  /** WAL bytes after which a commit checkpoints (default CHECKPOINT_WAL_BYTES). */
+  readonly checkpointWalBytes?: number;
   /** Create the FTS table (default: when available and not switched off). */
   readonly fts?: boolean;
   /** Create a new store in the layout of earlier versions, every document body stored (schema.ts). */
@@ -132,7 +134,7 @@ function openWritable(path: string, options: WriterOptions): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('temp_store = MEMORY');
     db.pragma(`cache_size = -${options.cacheKiB ?? WRITER_CACHE_KIB}`);
-    db.pragma(`wal_autocheckpoint = ${Math.ceil(CHECKPOINT_WAL_BYTES / (db.pragma('page_size', { simple: true }) as number))}`);
+    db.pragma(`wal_autocheckpoint = ${Math.ceil((options.checkpointWalBytes ?? CHECKPOINT_WAL_BYTES) / (db.pragma('page_size', { simple: true }) as number))}`);
     registerFunctions(db);
     const create = db.transaction(() => {
       if (assertVersion(db, path) === SCHEMA_VERSION) {
