@@ -281,7 +281,7 @@ export class Supervisor {
         resolveProject: (cwd) => projects.resolve(cwd),
         reindexRequest: () => requests.read(),
         ...(mirror === null ? {} : { mirror: async () => (await mirror.handle({ type: 'step' })).more }),
-        committed: (rawBytes) => checkpointer.committed(rawBytes),
+        checkpoint: (idle) => checkpointer.step(idle),
       },
       { limits: this.limits, pace: options.pace, mode: options.mode, reindex: options.reindex === true, scrub: scrubConfig(options.env), verify: options.verify === true },
     );

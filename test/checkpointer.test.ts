@@ -1,70 +1,128 @@
 // The WAL checkpointer (src/store/checkpointer.ts) on real SQLite files: a
 // second connection copies what the writer committed into the database file
-// once enough was committed, while the writer's own autocheckpoint (set far
-// higher, as capture's is) never ran; it never waits for a writer holding a
-// transaction; and what it copied reads back whole.
+// once CHECKPOINT_WAL_BYTES of WAL wait, while the writer's own
+// autocheckpoint (set far higher, as capture's is) never runs; at rest it
+// copies whatever is left; it never waits for a writer holding a
+// transaction. And in a serving HistoryService, a store at rest after a
+// capture has its whole WAL copied into the database file.
 
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CHECKPOINT_EVERY_RAW_BYTES, WalCheckpointer } from '../src/store/checkpointer.ts';
-import { openWriter } from '../src/store/open.ts';
-import { tempDir } from './helpers/home.ts';
+import { resolvePaths } from '../src/config/paths.ts';
+import { HistoryService } from '../src/service/history-service.ts';
+import { WalCheckpointer } from '../src/store/checkpointer.ts';
+import { CHECKPOINT_WAL_BYTES, openWriter } from '../src/store/open.ts';
+import { envFor, fixtureHome, tempDir } from './helpers/home.ts';
 
 const MiB = 1024 * 1024;
+const WRITER_AUTOCHECKPOINT_BYTES = 256 * MiB;
 
 function stores(): { path: string; writer: Database.Database; other: Database.Database } {
   const path = join(tempDir(), 'history.db');
-  const writer = openWriter(path, { checkpointWalBytes: 256 * MiB });
+  const writer = openWriter(path, { checkpointWalBytes: WRITER_AUTOCHECKPOINT_BYTES });
   writer.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+  const pageBytes = writer.pragma('page_size', { simple: true }) as number;
+  assert.equal(writer.pragma('wal_autocheckpoint', { simple: true }), WRITER_AUTOCHECKPOINT_BYTES / pageBytes, "the writer's own checkpoints are far off");
   return { path, writer, other: openWriter(path) };
 }
 
+/** The blobs of the database file alone (a copy without its WAL): what checkpoints have copied into it. */
+function blobsInFile(path: string): Buffer[] {
+  const copy = join(tempDir(), 'copy.db');
+  copyFileSync(path, copy);
+  const db = new Database(copy, { readonly: true });
+  try {
+    if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'blobs'").get() === undefined) return []; // the table itself is still in the WAL
+    return (db.prepare('SELECT body FROM blobs ORDER BY id').all() as Array<{ body: Buffer }>).map((row) => row.body);
+  } finally {
+    db.close();
+  }
+}
+
 describe('the WAL checkpointer', () => {
-  it('copies committed pages into the database file once enough was committed, beside the writer', () => {
+  it('copies what the writer committed into the database file once enough WAL waits', () => {
     const { path, writer, other } = stores();
     const checkpointer = new WalCheckpointer(other);
     const insert = writer.prepare('INSERT INTO blobs (body) VALUES (?)');
     const bodies: Buffer[] = [];
-    const before = statSync(path).size;
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 12; i++) {
       const body = randomBytes(MiB);
       bodies.push(body);
       insert.run(body);
-      checkpointer.committed(body.length);
-      // One checkpoint each time CHECKPOINT_EVERY_RAW_BYTES more were committed, none before.
-      assert.equal(checkpointer.counts.runs, Math.floor(((i + 1) * MiB) / CHECKPOINT_EVERY_RAW_BYTES));
+      checkpointer.step(false);
+      if (i === 0) assert.equal(checkpointer.runs, 0, `under ${CHECKPOINT_WAL_BYTES} bytes of WAL waiting, nothing is copied`);
     }
-    assert.ok(checkpointer.counts.runs >= 1);
-    // The writer's autocheckpoint (256 MiB) never ran: only the checkpointer moved pages into the file.
-    assert.ok(statSync(path).size >= before + 7 * MiB, `the database file grew to ${statSync(path).size} bytes`);
+    assert.ok(checkpointer.runs >= 2 && checkpointer.runs <= 12 / (CHECKPOINT_WAL_BYTES / MiB), `${checkpointer.runs} checkpoints for 12 MiB`);
+    assert.equal(checkpointer.last?.checkpointed, checkpointer.last?.log, 'each copies every committed frame');
+    const copied = blobsInFile(path);
+    assert.ok(copied.length >= 8, `${copied.length} of 12 blobs are in the database file itself`);
+    copied.forEach((body, i) => assert.ok(body.equals(bodies[i] as Buffer), `blob ${i} whole`));
     writer.close();
     other.close();
-    const reader = new Database(path, { readonly: true });
-    try {
-      const rows = reader.prepare('SELECT body FROM blobs ORDER BY id').all() as Array<{ body: Buffer }>;
-      assert.equal(rows.length, bodies.length);
-      rows.forEach((row, i) => assert.ok(row.body.equals(bodies[i] as Buffer), `blob ${i} reads back whole`));
-    } finally {
-      reader.close();
-    }
+  });
+
+  it('at rest, copies whatever is left', () => {
+    const { path, writer, other } = stores();
+    const checkpointer = new WalCheckpointer(other);
+    const body = randomBytes(MiB);
+    writer.prepare('INSERT INTO blobs (body) VALUES (?)').run(body);
+    checkpointer.step(false);
+    assert.equal(checkpointer.runs, 0);
+    assert.deepEqual(blobsInFile(path), [], 'still only in the WAL');
+    checkpointer.step(true);
+    assert.equal(checkpointer.runs, 1);
+    assert.deepEqual(blobsInFile(path), [body]);
+    checkpointer.step(true);
+    assert.equal(checkpointer.runs, 1, 'nothing left: nothing run');
+    writer.close();
+    other.close();
   });
 
   it('never waits for a writer in the middle of a transaction', () => {
     const { writer, other } = stores();
-    const checkpointer = new WalCheckpointer(other, MiB);
+    const checkpointer = new WalCheckpointer(other);
     const insert = writer.prepare('INSERT INTO blobs (body) VALUES (?)');
     insert.run(randomBytes(MiB));
-    other.pragma('busy_timeout = 60000'); // were it to wait for the writer, this test would hang here
+    other.pragma('busy_timeout = 0'); // a checkpoint that needed the writer's lock would come back busy
     writer.exec('BEGIN IMMEDIATE');
     insert.run(randomBytes(MiB));
-    checkpointer.committed(MiB);
-    assert.equal(checkpointer.counts.runs, 1, 'it ran while the writer held its transaction');
+    checkpointer.step(true);
+    assert.equal(checkpointer.runs, 1);
+    assert.equal(checkpointer.last?.busy, 0, 'not held up');
+    assert.equal(checkpointer.last?.checkpointed, checkpointer.last?.log, 'every committed frame copied beside the open transaction');
     writer.exec('COMMIT');
     writer.close();
     other.close();
+  });
+
+  it('leaves a serving store at rest with its whole WAL copied', async () => {
+    const { home } = fixtureHome();
+    const env = envFor(home);
+    const service = new HistoryService({ env, mode: 'serve', pace: 'max' });
+    await service.start();
+    try {
+      let seen = { log: -1, checkpointed: -2 };
+      for (let i = 0; i < 300; i++) {
+        const status = await service.status();
+        if (status.discovery.passes > 0 && status.backlog.sources === 0 && status.batches.committed > 0) {
+          const db = new Database(resolvePaths(env).historyDb, { readonly: true });
+          try {
+            seen = (db.pragma('main.wal_checkpoint(NOOP)') as Array<typeof seen>)[0] as typeof seen;
+          } finally {
+            db.close();
+          }
+          if (seen.log > 0 && seen.checkpointed === seen.log) break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(seen.log > 0, 'the capture wrote to the WAL');
+      assert.equal(seen.checkpointed, seen.log, "every frame copied, though capture's own checkpoints are at 64 MiB");
+    } finally {
+      await service.stop();
+    }
   });
 });

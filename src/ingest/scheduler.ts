@@ -61,8 +61,8 @@ export interface SchedulerPorts {
   readonly reindexRequest: () => number | null;
   /** One bounded step of the project mirrors; resolves whether mirror work remains (absent: no mirrors). */
   readonly mirror?: () => Promise<boolean>;
-  /** After each batch: the raw bytes its settled commit stored (the WAL checkpointer, src/store/checkpointer.ts). */
-  readonly committed?: (rawBytes: number) => void;
+  /** Once per turn, after the batch was sent: the WAL checkpointer (src/store/checkpointer.ts); `idle` when nothing is left to capture. */
+  readonly checkpoint?: (idle: boolean) => void;
 }
 
 export interface SchedulerOptions {
@@ -197,6 +197,8 @@ export class Scheduler {
           await files.discover(this.phase === 'idle' && files.backgroundPasses ? limits.discoveryIdleSteps : 1);
           await files.poll();
           backlog = await this.batch();
+          // While the writer thread commits the batch just sent (or, with nothing left to capture, at rest).
+          this.ports.checkpoint?.(!backlog);
           backlog = (await this.reindex()) || backlog;
           // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits, and
           // lazily while capture (or a first discovery pass) has more to write (src/store/fts-merge.ts).
@@ -388,9 +390,6 @@ export class Scheduler {
    * batch in flight commits; once it settled, the providers give their unit,
    * and the new batch is sent. Returns whether a backlog remains.
    */
-  /** Raw bytes of the commits settled since the last batch was sent. */
-  private settledRawBytes = 0;
-
   private async batch(): Promise<boolean> {
     const files = this.files as FileSources;
     const retried = this.retry.shift();
@@ -415,9 +414,6 @@ export class Scheduler {
       reply.catch(() => undefined); // settled (and its failure handled) by the next settle()
       this.inFlight = { work, reply };
     }
-    // While the writer thread commits the new batch, not before it was sent.
-    this.ports.committed?.(this.settledRawBytes);
-    this.settledRawBytes = 0;
     return this.inFlight !== null || files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
   }
 
@@ -455,7 +451,6 @@ export class Scheduler {
     this.totals.records += result.records;
     this.totals.documents += result.documents;
     this.totals.rawBytes += result.rawBytes;
-    this.settledRawBytes += result.rawBytes;
     this.totals.malformed += result.malformed;
     files.committed(result.cursors);
     files.settled(work.chunks);

@@ -7,37 +7,50 @@
 // history worker, which only waits for that commit, checkpoints instead, on
 // its own connection and PASSIVE: it copies what is committed, never waits
 // for the writer and never holds up its next commit (SQLite lets one
-// checkpointer run beside one writer). The writer's own autocheckpoint stays
-// as a fallback at a larger size (CAPTURE_FALLBACK_WAL_BYTES): when it comes,
-// little is left to copy, and the WAL then starts again from its beginning.
+// checkpointer run beside one writer). It looks once per turn of capture's
+// loop, so every write counts (commits, FTS5 merge steps, reindex steps),
+// and when the loop has nothing to capture it copies whatever is left, so an
+// idle store has its WAL copied and synced. The writer's own autocheckpoint
+// stays as a fallback at a larger size (CAPTURE_FALLBACK_WAL_BYTES in
+// actors/writer-worker.ts): when it comes, little is left to copy, and the
+// WAL then starts again from its beginning.
 //
 // A checkpoint only moves committed pages from one durable file to another;
 // a crash in the middle of one loses nothing (SQLite redoes it from the WAL).
 
-import type { Db } from './open.ts';
+import { CHECKPOINT_WAL_BYTES, type Db } from './open.ts';
 
-/** Committed raw bytes between two checkpoints: the WAL grows about twice that (raw bytes, derived text, index). */
-export const CHECKPOINT_EVERY_RAW_BYTES = 2 * 1024 * 1024;
+interface CheckpointRow {
+  readonly busy: number;
+  /** Frames in the WAL (-1 when the checkpoint could not run). */
+  readonly log: number;
+  /** Frames of it already copied into the database file. */
+  readonly checkpointed: number;
+}
 
 export class WalCheckpointer {
-  private pending = 0;
-  /** Checkpoints run, and those SQLite could not finish because a reader or the writer held pages back. */
-  readonly counts = { runs: 0, partial: 0 };
+  private readonly pageBytes: number;
+  /** Checkpoints run; the last one's result. */
+  runs = 0;
+  last: CheckpointRow | null = null;
 
   constructor(
     private readonly db: Db,
-    private readonly everyBytes = CHECKPOINT_EVERY_RAW_BYTES,
-  ) {}
+    private readonly everyBytes = CHECKPOINT_WAL_BYTES,
+  ) {
+    this.pageBytes = db.pragma('page_size', { simple: true }) as number;
+  }
 
-  /** `rawBytes` more were committed: checkpoint once `everyBytes` have been since the last one. */
-  committed(rawBytes: number): void {
-    this.pending += rawBytes;
-    if (this.pending < this.everyBytes) return;
-    this.pending = 0;
+  /** Once per turn: checkpoint when `everyBytes` of WAL wait to be copied, or, `idle`, when any do. */
+  step(idle: boolean): void {
     try {
-      const [result] = this.db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-      this.counts.runs++;
-      if (result !== undefined && result.checkpointed < result.log) this.counts.partial++;
+      // NOOP copies nothing: it reads how many frames are in the WAL and how many are copied.
+      const [seen] = this.db.pragma('main.wal_checkpoint(NOOP)') as CheckpointRow[];
+      if (seen === undefined || seen.log < 0) return;
+      const waiting = (seen.log - seen.checkpointed) * this.pageBytes;
+      if (waiting <= 0 || (!idle && waiting < this.everyBytes)) return;
+      this.last = (this.db.pragma('main.wal_checkpoint(PASSIVE)') as CheckpointRow[])[0] ?? null;
+      this.runs++;
     } catch {
       // Nothing is lost when a checkpoint fails: the pages stay in the WAL and the writer's fallback checkpoints them.
     }
