@@ -4,22 +4,22 @@
 // before the thread has opened its reader waits for that, and fails with the
 // start's error if the start failed.
 
+import type { Worker } from 'node:worker_threads';
 import type { DashboardReaderApi } from '../../protocols/dashboard.ts';
 import { ThreadCalls, type CallArgs, type CallResult, type MethodName } from './thread-calls.ts';
 import { spawnThread } from './threads.ts';
-
 
 /** How long stop() waits for the thread to close its connections before it is terminated. */
 const STOP_WAIT_MS = 1000;
 
 export class ReaderThread {
-  private readonly worker;
+  private readonly worker: Worker;
   private readonly calls: ThreadCalls<DashboardReaderApi>;
   private readonly ready: Promise<void>;
   /** Calls made and not yet answered, those waiting for the start included (the pool balances on it). */
   private pending = 0;
 
-  /** `name` names the thread (in `top -H` and in STOPPED errors); `onError` hears an uncaught error before the thread exits. */
+  /** `name` names the thread (in diagnostics and in STOPPED errors); `onError` hears an uncaught error before the thread exits. */
   constructor(env: Readonly<Record<string, string | undefined>>, name: string, onError?: (error: Error) => void) {
     this.worker = spawnThread('actors/reader-worker.ts', name);
     this.worker.on('error', (error) => onError?.(error));
