@@ -100,7 +100,7 @@ export class Supervisor {
   private countsAt = 0;
   private startedAt = 0;
   private finishedResult: Promise<OnceSummary> | null = null;
-  private stopping = false;
+  /** The stop under way or done (stop() makes it once). */
   private stopped: Promise<void> | null = null;
   private pressureOn = false;
   /** A recovery in progress (serve: through `agent-bridge recover`). */
@@ -450,8 +450,11 @@ export class Supervisor {
     return this.stopped;
   }
 
+  private get stopping(): boolean {
+    return this.stopped !== null;
+  }
+
   private async stopOnce(): Promise<void> {
-    this.stopping = true;
     await this.recovery;
     if (this.standbyTimer !== null) clearTimeout(this.standbyTimer);
     if (this.statusTimer !== null) clearInterval(this.statusTimer);
