@@ -10,6 +10,7 @@
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { HistoryError, deserializeError, serializeError } from '../../protocols/errors.ts';
 import type { CallReply, CallRequest } from '../../protocols/thread-calls.ts';
+import { PendingReplies } from './pending-replies.ts';
 
 type Method = (...args: never[]) => unknown;
 /** The callable methods of an API object. */
@@ -40,24 +41,20 @@ export function answerCalls(port: MessagePort, api: object): void {
   });
 }
 
-interface Waiting {
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: Error) => void;
-}
-
 /** In the caller: calls to the thread `worker` runs (its entry calls answerCalls on its parentPort). */
 export class ThreadCalls<Api extends object> {
-  private nextId = 1;
-  private readonly waiting = new Map<number, Waiting>();
-  private stopped: HistoryError | null = null;
+  private readonly replies = new PendingReplies<unknown>();
 
   /** `name` says which thread in the STOPPED error (e.g. "the history reader thread"). */
   constructor(
     private readonly worker: Worker,
     name: string,
   ) {
-    worker.on('message', (reply: CallReply) => this.settle(reply));
-    worker.on('exit', (code) => this.end(new HistoryError('STOPPED', `${name} exited with code ${code}`)));
+    worker.on('message', (reply: CallReply) => {
+      if (reply.ok) this.replies.resolve(reply.id, reply.value);
+      else this.replies.reject(reply.id, deserializeError(reply.error));
+    });
+    worker.on('exit', (code) => this.replies.end(new HistoryError('STOPPED', `${name} exited with code ${code}`)));
   }
 
   call<K extends MethodName<Api>>(method: K, ...args: CallArgs<Api[K]>): Promise<CallResult<Api[K]>> {
@@ -71,41 +68,24 @@ export class ThreadCalls<Api extends object> {
 
   /** Calls sent and not yet answered. */
   get inFlight(): number {
-    return this.waiting.size;
+    return this.replies.size;
   }
 
   /** Null while the thread runs; the error every call gets once it has exited. */
   get ended(): HistoryError | null {
-    return this.stopped;
+    return this.replies.ended;
   }
 
   private post(method: string, args: readonly unknown[], json: boolean): Promise<unknown> {
-    if (this.stopped !== null) return Promise.reject(this.stopped);
-    const id = this.nextId++;
-    const request: CallRequest = { id, method, args, json };
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      try {
-        this.worker.postMessage(request);
-      } catch (error) {
-        // An argument structured clone cannot copy: nothing was sent, so nothing is waiting.
-        this.waiting.delete(id);
-        reject(error);
-      }
-    });
-  }
-
-  private settle(reply: CallReply): void {
-    const waiting = this.waiting.get(reply.id);
-    if (waiting === undefined) return;
-    this.waiting.delete(reply.id);
-    if (reply.ok) waiting.resolve(reply.value);
-    else waiting.reject(deserializeError(reply.error));
-  }
-
-  private end(error: HistoryError): void {
-    this.stopped ??= error;
-    for (const waiting of this.waiting.values()) waiting.reject(this.stopped);
-    this.waiting.clear();
+    const id = this.replies.nextId();
+    const reply = this.replies.wait(id);
+    if (this.replies.ended !== null) return reply;
+    try {
+      this.worker.postMessage({ id, method, args, json } satisfies CallRequest);
+    } catch (error) {
+      // An argument structured clone cannot copy: nothing was sent, so nothing is left waiting.
+      this.replies.reject(id, error as Error);
+    }
+    return reply;
   }
 }

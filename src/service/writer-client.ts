@@ -17,19 +17,13 @@ import { HistoryError, deserializeError } from '../../protocols/errors.ts';
 import type { HistoryAsk, HistoryMessage, HistoryReplies, HistorySend, Timed } from '../../protocols/history.ts';
 import { SIGNAL_CLOSED, SIGNAL_REPLIES, SIGNAL_SLOTS, type WriterReply, type WriterRequest } from '../../protocols/writer-thread.ts';
 import { pagedRecords } from '../store/records.ts';
+import { PendingReplies } from './pending-replies.ts';
 import { spawnThread } from './threads.ts';
 
 type Body = { readonly kind: 'open' } | { readonly kind: 'history'; readonly message: HistoryMessage } | { readonly kind: 'close' };
 
-interface Waiting {
-  readonly resolve: (reply: Timed<unknown>) => void;
-  readonly reject: (error: Error) => void;
-}
-
 export class WriterClient {
-  private nextId = 1;
-  private readonly waiting = new Map<number, Waiting>();
-  private ended: Error | null = null;
+  private readonly replies = new PendingReplies<Timed<unknown>>();
   private closing = false;
   /** Armed once the thread has opened the store: a thread that fails to open is a failed open, not a lost writer. */
   private onLost: (error: HistoryError) => void = () => undefined;
@@ -84,16 +78,15 @@ export class WriterClient {
 
   /** Send `body`; its reply settles the promise. */
   private dispatch(body: Body): Promise<Timed<unknown>> {
-    if (this.ended !== null) return Promise.reject(this.ended);
-    const id = this.post(body);
-    return new Promise<Timed<unknown>>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    if (this.replies.ended !== null) return Promise.reject(this.replies.ended);
+    return this.replies.wait(this.post(body));
   }
 
   /** After what was sent before: close the connection and end the thread (ended whatever the close said). */
   async close(): Promise<void> {
     this.closing = true;
     try {
-      if (this.ended === null) {
+      if (this.replies.ended === null) {
         const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
         this.request({ kind: 'close' });
         await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
@@ -107,14 +100,14 @@ export class WriterClient {
 
   /** Post `body` under a new id; returns the id. */
   private post(body: Body): number {
-    const id = this.nextId++;
+    const id = this.replies.nextId();
     this.port.postMessage({ id, ...body } as WriterRequest);
     return id;
   }
 
   /** Send `body` and block this thread until its reply; earlier asynchronous replies met on the way are settled. */
   private request(body: Body): Timed<unknown> {
-    if (this.ended !== null) throw this.ended;
+    if (this.replies.ended !== null) throw this.replies.ended;
     const id = this.post(body);
     for (;;) {
       const seen = Atomics.load(this.signal, SIGNAL_REPLIES);
@@ -137,21 +130,14 @@ export class WriterClient {
   }
 
   private settle(reply: WriterReply): void {
-    const waiting = this.waiting.get(reply.id);
-    if (waiting === undefined) return;
-    this.waiting.delete(reply.id);
-    if (reply.ok) waiting.resolve({ value: reply.value, ms: reply.ms });
-    else waiting.reject(deserializeError(reply.error));
+    if (reply.ok) this.replies.resolve(reply.id, { value: reply.value, ms: reply.ms });
+    else this.replies.reject(reply.id, deserializeError(reply.error));
   }
 
   /** The thread is gone: every request still waiting fails, and so does every later one. */
-  private end(error: Error): Error {
-    if (this.ended === null) {
-      this.ended = error instanceof HistoryError ? error : new HistoryError('STOPPED', `the writer thread failed: ${error.message}`);
-      if (!this.closing) this.onLost(this.ended as HistoryError);
-    }
-    for (const waiting of this.waiting.values()) waiting.reject(this.ended);
-    this.waiting.clear();
-    return this.ended;
+  private end(error: Error): HistoryError {
+    const stopped = error instanceof HistoryError ? error : new HistoryError('STOPPED', `the writer thread failed: ${error.message}`);
+    if (this.replies.end(stopped) && !this.closing) this.onLost(stopped);
+    return this.replies.ended ?? stopped;
   }
 }
