@@ -26,7 +26,7 @@
 // its threads) into DIR when it stops (read them with bench/profile-summary.ts).
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -248,4 +248,6 @@ try {
   console.log(`dashboard process serving it: RSS ${m.rss.toFixed(1)} MiB, peak ${m.peak.toFixed(1)} MiB`);
 } finally {
   big.child.kill('SIGTERM');
+  if (big.child.exitCode === null && big.child.signalCode === null) await new Promise((resolve) => big.child.once('exit', resolve));
+  rmSync(synthetic, { recursive: true, force: true }); // generated for this run (about 10 MB per run otherwise left in the temp folder)
 }

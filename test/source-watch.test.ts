@@ -5,11 +5,11 @@
 // every few seconds. Real chokidar on real folders.
 
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SourceWatch } from '../src/sources/watch.ts';
+import { tempDir } from './helpers/home.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -21,7 +21,7 @@ async function until(test: () => boolean, what: string): Promise<void> {
 
 describe('source watch', () => {
   it('watches existing roots, not a missing one, and takes in a root that appears at a refresh', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ab-watch-'));
+    const home = tempDir('ab-watch-');
     const present = join(home, '.claude', 'projects');
     const missing = join(home, '.agent-bridge', 'runs');
     mkdirSync(join(present, 'p'), { recursive: true });
@@ -61,7 +61,7 @@ describe('source watch', () => {
   });
 
   it('is ready at once when no root exists yet', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ab-watch-'));
+    const home = tempDir('ab-watch-');
     const watch = new SourceWatch([join(home, 'none')], () => undefined);
     watch.start();
     try {

@@ -4,15 +4,14 @@
 // bridge home) every second, while health still sees a live writer.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { HEALTH_STALE_AFTER_MS } from '../protocols/health.ts';
 import type { HistoryStatus } from '../protocols/service.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { STATUS_HEARTBEAT_MS, StatusPublisher, statusFilePath } from '../src/store/status-file.ts';
-import { cli, envFor, fixtureHome } from './helpers/home.ts';
+import { cli, envFor, fixtureHome, tempDir } from './helpers/home.ts';
 
 describe('status publisher', () => {
   let env: NodeJS.ProcessEnv;
@@ -25,7 +24,7 @@ describe('status publisher', () => {
   });
 
   it('writes a changed status, skips one that differs only in its times, and writes a heartbeat', () => {
-    const other = mkdtempSync(join(tmpdir(), 'ab-status-'));
+    const other = tempDir('ab-status-');
     const paths = { ...resolvePaths(env), bridgeHome: other };
     const onDisk = (): HistoryStatus => JSON.parse(readFileSync(statusFilePath(paths), 'utf8')) as HistoryStatus;
     const at = (t: number, change: Partial<HistoryStatus> = {}): HistoryStatus => ({ ...real, ...change, updatedAt: t, migration: { ...real.migration, updatedAt: t } });
@@ -48,7 +47,7 @@ describe('status publisher', () => {
   });
 
   it('tries a failed write again at the next publish, unchanged or not', () => {
-    const missing = join(mkdtempSync(join(tmpdir(), 'ab-status-')), 'not-yet');
+    const missing = join(tempDir('ab-status-'), 'not-yet');
     const paths = { ...resolvePaths(env), bridgeHome: missing };
     const publisher = new StatusPublisher(paths);
     assert.throws(() => publisher.publish({ ...real, updatedAt: 1 }), /ENOENT/);
