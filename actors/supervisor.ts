@@ -55,6 +55,7 @@ import { MirrorSync } from '../src/mirror/mirror-sync.ts';
 import { mirrorsDisabled } from '../src/mirror/switch.ts';
 import { idleMirrorStatus, type MirrorStatus } from '../protocols/mirror.ts';
 import { ParserPool, parserThreads } from './parser-pool.ts';
+import type { Reindexer } from '../src/ingest/reindexer.ts';
 
 const STANDBY_RETRY_MS = 2000;
 /** history.status.json: what `status`, `health` and the dashboard read; checked every second, written when it changed (see StatusPublisher). */
@@ -97,6 +98,8 @@ export class Supervisor {
   private statusPublisher: StatusPublisher | null = null;
   private fatal: HistoryErrorShape | null = null;
   private counts: StoreCounts = { sources: 0, conversations: 0, records: 0, documents: 0, rawBytes: 0 };
+  /** The reindex status last read while capture's reindexer was idle, and after how many of its begins. */
+  private reindexSeen: { readonly reindexer: Reindexer; readonly begins: number; readonly status: HistoryStatus['reindex'] } | null = null;
   private countsAt = 0;
   private startedAt = 0;
   private finishedResult: Promise<OnceSummary> | null = null;
@@ -409,18 +412,30 @@ export class Supervisor {
     return running.ingestion?.writer.ask ?? ((message) => running.history.handle(message));
   }
 
+  /**
+   * Read from the store, except while capture's reindexer is idle and has
+   * begun none since the last read: then nothing can have changed it (only
+   * that reindexer begins and steps a reindex, under the writer lock), and the
+   * status tick spares the writer thread two asks a second.
+   */
   private reindexStatus(): HistoryStatus['reindex'] {
     const running = this.running;
     if (running === null) return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
+    const reindexer = running.ingestion?.scheduler.reindexer;
+    const seen = this.reindexSeen;
+    if (reindexer?.idle === true && seen?.reindexer === reindexer && seen.begins === reindexer.begins) return seen.status;
     const history = this.ask(running);
     try {
       const progress = history({ type: 'reindexProgress' });
-      return {
+      const status: HistoryStatus['reindex'] = {
         phase: progress?.phase ?? 'idle',
         requestedAt: progress?.requestedAt ?? null,
         rebuilt: progress?.rebuilt ?? 0,
         lastDone: history({ type: 'lastReindex' }),
       };
+      // Asks are synchronous: the reindexer did not move while they were answered.
+      if (reindexer?.idle === true) this.reindexSeen = { reindexer, begins: reindexer.begins, status };
+      return status;
     } catch {
       return { phase: 'idle', requestedAt: null, rebuilt: 0, lastDone: null };
     }

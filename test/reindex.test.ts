@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { cli, cliJson, envFor, fixtureHome, prng, sha256, spawnCli, type FixtureManifest } from './helpers/home.ts';
 import { facetsDrift, withStore } from './helpers/store.ts';
+import type { StatusReport } from '../src/cli/commands/status.ts';
 
 /** Keywords from every kind of place: inline sidechain, oversized line tail, persisted output, nested agent, Codex child, multibyte. */
 const SAMPLE = ['sidechainvelvet', 'tailmarkeromega', 'fenneltail', 'nestedagentsorrel', 'childlantern', 'codexbigtail', '東京タワー', 'quokkaflux'];
@@ -64,9 +65,23 @@ describe('reindex', () => {
     const serve = spawnCli(['serve'], env);
     try {
       for (let i = 0; i < 200 && !existsSync(join(home, '.agent-bridge', 'history.db.lock')); i++) await new Promise((r) => setTimeout(r, 50));
-      const requested = await cli(['reindex'], env);
+      // Once the service is idle, its status answers for an idle reindexer (read once, then kept): the request must still show.
+      for (let i = 0; i < 100 && (await cliJson<StatusReport>(['status', '--json'], env)).service?.phase !== 'idle'; i++) await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 2500));
+      const requestedAt = Date.now();
+      // --no-wait, then the status read here: a status that never shows the reindex done fails this test instead of hanging it.
+      const requested = await cli(['reindex', '--no-wait'], env);
       assert.equal(requested.code, 0, requested.stderr);
       assert.match(requested.stderr, /requested from the running service/);
+      const lastDone = async (): Promise<number | null> => (await cliJson<StatusReport>(['status', '--json'], env)).service?.reindex.lastDone ?? null;
+      const deadline = Date.now() + 60_000;
+      while (((await lastDone()) ?? 0) < requestedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      // Then, over several idle turns (2 s each) and status ticks, the status keeps saying it was done.
+      for (let i = 0; i <= 6; i++) {
+        const done = await lastDone();
+        assert.ok(done !== null && done >= requestedAt, `status ${i} s after the reindex was seen done: lastDone ${done}, requested at ${requestedAt}`);
+        await new Promise((r) => setTimeout(r, 1000));
+      }
     } finally {
       const exited = new Promise((r) => serve.on('exit', r));
       serve.kill('SIGTERM');

@@ -60,12 +60,20 @@ export class Reindexer {
    * asks nothing: an ask waits behind the batch the writer thread commits.
    */
   private finished = false;
+  /** Reindexes begun through this reindexer: with `idle`, what says the store's reindex state is as last read. */
+  begins = 0;
 
   constructor(private readonly ports: ReindexPorts) {}
 
   /** A reindex was begun: the next step looks for its progress again. */
   begun(): void {
     this.finished = false;
+    this.begins++;
+  }
+
+  /** No reindex is in progress, and none can start but through `begun` (its steps are this reindexer's). */
+  get idle(): boolean {
+    return this.finished;
   }
 
   /** One bounded step. Returns false when no reindex is in progress. */
