@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryService } from '../src/service/history-service.ts';
-import { WalCheckpointer } from '../src/store/checkpointer.ts';
+import { WalCheckpointer, type CheckpointRow } from '../src/store/checkpointer.ts';
 import { CHECKPOINT_WAL_BYTES, openWriter } from '../src/store/open.ts';
 import { envFor, fixtureHome, tempDir } from './helpers/home.ts';
 
@@ -49,15 +49,18 @@ describe('the WAL checkpointer', () => {
     const checkpointer = new WalCheckpointer(other);
     const insert = writer.prepare('INSERT INTO blobs (body) VALUES (?)');
     const bodies: Buffer[] = [];
+    const ran: CheckpointRow[] = [];
     for (let i = 0; i < 12; i++) {
       const body = randomBytes(MiB);
       bodies.push(body);
       insert.run(body);
-      checkpointer.step(false);
-      if (i === 0) assert.equal(checkpointer.runs, 0, `under ${CHECKPOINT_WAL_BYTES} bytes of WAL waiting, nothing is copied`);
+      const result = checkpointer.step(false);
+      if (result !== null) ran.push(result);
+      if (i === 0) assert.equal(ran.length, 0, `under ${CHECKPOINT_WAL_BYTES} bytes of WAL waiting, nothing is copied`);
     }
-    assert.ok(checkpointer.runs >= 2 && checkpointer.runs <= 12 / (CHECKPOINT_WAL_BYTES / MiB), `${checkpointer.runs} checkpoints for 12 MiB`);
-    assert.equal(checkpointer.last?.checkpointed, checkpointer.last?.log, 'each copies every committed frame');
+    assert.ok(ran.length >= 2 && ran.length <= 12 / (CHECKPOINT_WAL_BYTES / MiB), `${ran.length} checkpoints for 12 MiB`);
+    const last = ran.at(-1);
+    assert.equal(last?.checkpointed, last?.log, 'each copies every committed frame');
     const copied = blobsInFile(path);
     assert.ok(copied.length >= 8, `${copied.length} of 12 blobs are in the database file itself`);
     copied.forEach((body, i) => assert.ok(body.equals(bodies[i] as Buffer), `blob ${i} whole`));
@@ -70,14 +73,11 @@ describe('the WAL checkpointer', () => {
     const checkpointer = new WalCheckpointer(other);
     const body = randomBytes(MiB);
     writer.prepare('INSERT INTO blobs (body) VALUES (?)').run(body);
-    checkpointer.step(false);
-    assert.equal(checkpointer.runs, 0);
+    assert.equal(checkpointer.step(false), null);
     assert.deepEqual(blobsInFile(path), [], 'still only in the WAL');
-    checkpointer.step(true);
-    assert.equal(checkpointer.runs, 1);
+    assert.notEqual(checkpointer.step(true), null);
     assert.deepEqual(blobsInFile(path), [body]);
-    checkpointer.step(true);
-    assert.equal(checkpointer.runs, 1, 'nothing left: nothing run');
+    assert.equal(checkpointer.step(true), null, 'nothing left: nothing run');
     writer.close();
     other.close();
   });
@@ -90,10 +90,10 @@ describe('the WAL checkpointer', () => {
     other.pragma('busy_timeout = 0'); // a checkpoint that needed the writer's lock would come back busy
     writer.exec('BEGIN IMMEDIATE');
     insert.run(randomBytes(MiB));
-    checkpointer.step(true);
-    assert.equal(checkpointer.runs, 1);
-    assert.equal(checkpointer.last?.busy, 0, 'not held up');
-    assert.equal(checkpointer.last?.checkpointed, checkpointer.last?.log, 'every committed frame copied beside the open transaction');
+    const result = checkpointer.step(true);
+    assert.notEqual(result, null);
+    assert.equal(result?.busy, 0, 'not held up');
+    assert.equal(result?.checkpointed, result?.log, 'every committed frame copied beside the open transaction');
     writer.exec('COMMIT');
     writer.close();
     other.close();

@@ -3,7 +3,10 @@
 // Invariant: once ended, every reply still waited for and every later wait
 // fails with the same error; none waits forever on a thread that is gone.
 
-import type { HistoryError } from '../../protocols/errors.ts';
+import { deserializeError, type HistoryError, type HistoryErrorShape } from '../../protocols/errors.ts';
+
+/** A reply as a thread posts it: the value, or the shape of its error. */
+export type Settled<V> = { readonly id: number; readonly ok: true; readonly value: V } | { readonly id: number; readonly ok: false; readonly error: HistoryErrorShape };
 
 interface Waiting<V> {
   readonly resolve: (value: V) => void;
@@ -24,6 +27,12 @@ export class PendingReplies<V> {
   wait(id: number): Promise<V> {
     if (this.endedWith !== null) return Promise.reject(this.endedWith);
     return new Promise<V>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+  }
+
+  /** Settle the wait of `reply.id` with the reply's value or its error. */
+  settle(reply: Settled<V>): void {
+    if (reply.ok) this.resolve(reply.id, reply.value);
+    else this.reject(reply.id, deserializeError(reply.error));
   }
 
   resolve(id: number, value: V): void {

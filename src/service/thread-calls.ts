@@ -8,7 +8,7 @@
 // later one fails with STOPPED; none waits forever on a dead thread.
 
 import type { MessagePort, Worker } from 'node:worker_threads';
-import { HistoryError, deserializeError, serializeError } from '../../protocols/errors.ts';
+import { HistoryError, serializeError } from '../../protocols/errors.ts';
 import type { CallReply, CallRequest } from '../../protocols/thread-calls.ts';
 import { PendingReplies } from './pending-replies.ts';
 
@@ -50,10 +50,7 @@ export class ThreadCalls<Api extends object> {
     private readonly worker: Worker,
     name: string,
   ) {
-    worker.on('message', (reply: CallReply) => {
-      if (reply.ok) this.replies.resolve(reply.id, reply.value);
-      else this.replies.reject(reply.id, deserializeError(reply.error));
-    });
+    worker.on('message', (reply: CallReply) => this.replies.settle(reply));
     worker.on('exit', (code) => this.replies.end(new HistoryError('STOPPED', `${name} exited with code ${code}`)));
   }
 
@@ -77,9 +74,9 @@ export class ThreadCalls<Api extends object> {
   }
 
   private post(method: string, args: readonly unknown[], json: boolean): Promise<unknown> {
+    if (this.replies.ended !== null) return Promise.reject(this.replies.ended);
     const id = this.replies.nextId();
     const reply = this.replies.wait(id);
-    if (this.replies.ended !== null) return reply;
     try {
       this.worker.postMessage({ id, method, args, json } satisfies CallRequest);
     } catch (error) {

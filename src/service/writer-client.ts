@@ -130,8 +130,7 @@ export class WriterClient {
   }
 
   private settle(reply: WriterReply): void {
-    if (reply.ok) this.replies.resolve(reply.id, { value: reply.value, ms: reply.ms });
-    else this.replies.reject(reply.id, deserializeError(reply.error));
+    this.replies.settle(reply.ok ? { id: reply.id, ok: true, value: { value: reply.value, ms: reply.ms } } : reply);
   }
 
   /** The thread is gone: every request still waiting fails, and so does every later one. */

@@ -20,7 +20,7 @@
 
 import { CHECKPOINT_WAL_BYTES, type Db } from './open.ts';
 
-interface CheckpointRow {
+export interface CheckpointRow {
   readonly busy: number;
   /** Frames in the WAL (-1 when the checkpoint could not run). */
   readonly log: number;
@@ -30,9 +30,6 @@ interface CheckpointRow {
 
 export class WalCheckpointer {
   private readonly pageBytes: number;
-  /** Checkpoints run; the last one's result. */
-  runs = 0;
-  last: CheckpointRow | null = null;
 
   constructor(
     private readonly db: Db,
@@ -41,18 +38,21 @@ export class WalCheckpointer {
     this.pageBytes = db.pragma('page_size', { simple: true }) as number;
   }
 
-  /** Once per turn: checkpoint when `everyBytes` of WAL wait to be copied, or, `idle`, when any do. */
-  step(idle: boolean): void {
+  /**
+   * Once per turn: checkpoint when `everyBytes` of WAL wait to be copied, or,
+   * `idle`, when any do. Returns the checkpoint's result when one ran, else null.
+   */
+  step(idle: boolean): CheckpointRow | null {
     try {
       // NOOP copies nothing: it reads how many frames are in the WAL and how many are copied.
       const [seen] = this.db.pragma('main.wal_checkpoint(NOOP)') as CheckpointRow[];
-      if (seen === undefined || seen.log < 0) return;
+      if (seen === undefined || seen.log < 0) return null;
       const waiting = (seen.log - seen.checkpointed) * this.pageBytes;
-      if (waiting <= 0 || (!idle && waiting < this.everyBytes)) return;
-      this.last = (this.db.pragma('main.wal_checkpoint(PASSIVE)') as CheckpointRow[])[0] ?? null;
-      this.runs++;
+      if (waiting <= 0 || (!idle && waiting < this.everyBytes)) return null;
+      return (this.db.pragma('main.wal_checkpoint(PASSIVE)') as CheckpointRow[])[0] ?? null;
     } catch {
       // Nothing is lost when a checkpoint fails: the pages stay in the WAL and the writer's fallback checkpoints them.
+      return null;
     }
   }
 }
