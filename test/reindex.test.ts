@@ -82,6 +82,10 @@ describe('reindex', () => {
         assert.ok(done !== null && done >= requestedAt, `status ${i} s after the reindex was seen done: lastDone ${done}, requested at ${requestedAt}`);
         await new Promise((r) => setTimeout(r, 1000));
       }
+      // And the command's own wait for the running service's reindex (its status shows it done, as checked above).
+      const waited = await cli(['reindex'], env);
+      assert.equal(waited.code, 0, waited.stderr);
+      assert.match(waited.stdout.toString(), /^reindex finished$/m);
     } finally {
       const exited = new Promise((r) => serve.on('exit', r));
       serve.kill('SIGTERM');
