@@ -21,7 +21,7 @@ import { legacyHome, type TestHome } from './helpers/legacy-home.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { migrateHome } from '../src/migration/migrate-home.ts';
 import { readMigrationProgress } from '../src/migration/status.ts';
-import { digests, migrationRow, openRead, snapshotFiles, tableNames } from './helpers/migration-db.ts';
+import { assertFtsKeywords, digests, migrationRow, openRead, snapshotFiles, tableNames } from './helpers/migration-db.ts';
 import { migrate } from './helpers/migrate.ts';
 import { facetsDrift } from './helpers/store.ts';
 
@@ -121,16 +121,7 @@ function checkRecordsAndFts(home: TestHome): void {
     assert.ok(r.raw.equals(b.raw), `record ${r.id} bytes differ`);
   });
   // FTS was rebuilt by the document triggers: the keyword counts match the fixture's.
-  const db = new Database(join(home.home, 'history.db'));
-  try {
-    db.prepare("INSERT INTO history_fts(history_fts) VALUES('integrity-check')").run(); // throws when the index disagrees with its content
-    for (const [word, spec] of Object.entries(home.manifest.keywords)) {
-      const count = db.prepare('SELECT count(*) FROM history_fts WHERE history_fts MATCH ?').pluck().get(`"${word}"`);
-      assert.equal(count, spec.fts.actual, word);
-    }
-  } finally {
-    db.close();
-  }
+  assertFtsKeywords(home);
 }
 
 test('a fresh home without legacy history is verified at once with an empty manifest', async (t) => {

@@ -23,6 +23,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { Db } from '../store/open.ts';
 import type { PassContext } from './context.ts';
 import { checkChunk, checkEncoded, runUnit } from './context.ts';
+import { CopyIndexMerge, INDEXED_TABLE } from './index-merge.ts';
 import { columnShapes, sameShape } from './legacy-tables.ts';
 import { shapeOf } from './plan.ts';
 import type { ChunkRecord, PassState, ProgressStore, TableState } from './progress-db.ts';
@@ -53,7 +54,14 @@ function noRowAfter(reader: RowReader, end: bigint | null, where: string): void 
   );
 }
 
-async function walk(ctx: PassContext, pass: ChunkPass, progress: ProgressStore, options: { stream: boolean; work: (t: TableState) => TableWork }): Promise<void> {
+interface WalkOptions {
+  readonly stream: boolean;
+  readonly work: (t: TableState) => TableWork;
+  /** After each unit of table `t` (the copy merges the index it wrote). */
+  readonly afterUnit?: (t: TableState) => Promise<void>;
+}
+
+async function walk(ctx: PassContext, pass: ChunkPass, progress: ProgressStore, options: WalkOptions): Promise<void> {
   const tables = progress.tables();
   ctx.onPass(pass, tables);
   for (const t of tables) {
@@ -85,6 +93,7 @@ async function walk(ctx: PassContext, pass: ChunkPass, progress: ProgressStore, 
           .immediate();
         return next;
       });
+      await options.afterUnit?.(t);
     }
   }
 }
@@ -132,8 +141,9 @@ function rangeCopy(history: Db, shape: TableShape) {
  * Copy every chunk into history.db. The snapshot (already verified) is
  * attached to the writer connection for the pass, so rows move inside SQLite
  * with their storage classes and bytes, and each chunk is a single INSERT
- * (for history_documents: one FTS5 segment per chunk, not per row). The
- * snapshot is only read: every statement names `main` as its target.
+ * (for history_documents: one FTS5 segment per chunk, not per row; merged
+ * in units of their own, index-merge.ts). The snapshot is only read: every
+ * statement names `main` as its target.
  */
 export async function copyPass(ctx: PassContext, progress: ProgressStore, snapshot: Db, snapshotPath: string): Promise<void> {
   checkTargetShapes(progress, snapshot, ctx.history);
@@ -144,8 +154,10 @@ export async function copyPass(ctx: PassContext, progress: ProgressStore, snapsh
   history.prepare(`ATTACH DATABASE ? AS ${quoteIdent(SNAPSHOT_SCHEMA)}`).run(snapshotPath);
   let failed = true;
   try {
+    const merge = new CopyIndexMerge(ctx);
     await walk(ctx, 'copy', progress, {
       stream: false,
+      afterUnit: (t) => (t.name === INDEXED_TABLE ? merge.step() : Promise.resolve()),
       work: (t) => {
         const shape = shapeOf(t);
         const source = new ChunkEncoder(history, shape, SNAPSHOT_SCHEMA);

@@ -15,13 +15,15 @@ import { type ByteSink, chunkDigest } from './row-hash.ts';
 import { digestOf, type EncodedChunk } from './row-sql.ts';
 import type { ChunkBounds, RawRow } from './rows.ts';
 
-export type StepKind = MigrationPass | 'revalidate' | 'tail';
+/** A unit's work: a pass's chunks, a revalidation, a tail replay, or a merge of the index the copy wrote (index-merge.ts). */
+export type StepKind = MigrationPass | 'revalidate' | 'tail' | 'merge';
 
 /**
  * Payload IO counted per chunk byte: a snapshot or copy chunk is read, written
- * and read back to check (3x); verification and revalidation read once.
+ * and read back to check (3x); verification and revalidation read once; a
+ * merge rewrites derived index pages, not payload.
  */
-export const IO_FACTOR: Record<StepKind, number> = { snapshot: 3, 'snapshot-verify': 1, copy: 3, verify: 1, revalidate: 1, tail: 3 };
+export const IO_FACTOR: Record<StepKind, number> = { snapshot: 3, 'snapshot-verify': 1, copy: 3, verify: 1, revalidate: 1, tail: 3, merge: 0 };
 
 /** A paced unit carries at most this much of the pace's IO, so that pacing waits stay short and even. */
 const PACED_UNIT_MS = 100;
@@ -53,6 +55,8 @@ export interface PassContext {
   readonly bounds: ChunkBounds;
   /** Time budget of one unit (its chunks and its commits), ms. */
   readonly unitMs: number;
+  /** Pages of one FTS5 merge step (a merge unit runs steps while its time lasts). */
+  readonly mergePages: number;
   readonly gate: MigrationGate;
   readonly pacer: IoPacer;
   readonly onChunk: (event: ChunkEvent) => void;
@@ -81,6 +85,8 @@ export class Unit {
   chunks = 0;
   rows = 0;
   bytes = 0;
+  /** The unit did work worth reporting: rows moved or checked, or index pages merged. */
+  worked = false;
   private longest = 0;
   /** When the last chunk ended (the work after it is the commit). */
   lastEnd: number;
@@ -103,6 +109,7 @@ export class Unit {
     this.chunks++;
     this.rows += done.rows;
     this.bytes += done.bytes;
+    this.worked ||= done.rows > 0;
     if (done.rows > 0) this.ctx.onChunk({ kind: this.kind, table: this.table, rows: done.rows, bytes: done.bytes, ms, after: done.after, end: done.end });
   }
 
@@ -138,10 +145,8 @@ export async function runUnit<T>(
   const result = work(unit);
   const ended = performance.now();
   ctx.pacer.account(unit.bytes * IO_FACTOR[options.kind], started);
-  if (unit.chunks > 0) {
-    learnCommit(ctx, options.kind, ended - unit.lastEnd);
-    if (unit.rows > 0) ctx.onUnit({ kind: options.kind, table: options.table, chunks: unit.chunks, rows: unit.rows, bytes: unit.bytes, ms: ended - started });
-  }
+  if (unit.chunks > 0) learnCommit(ctx, options.kind, ended - unit.lastEnd);
+  if (unit.worked) ctx.onUnit({ kind: options.kind, table: options.table, chunks: unit.chunks, rows: unit.rows, bytes: unit.bytes, ms: ended - started });
   return result;
 }
 

@@ -84,6 +84,7 @@ export class MigrationRunner {
       history: options.history,
       bounds: { rows: limits.migrationChunkRows, bytes: limits.migrationChunkBytes, ms: limits.migrationChunkMs },
       unitMs: limits.migrationUnitMs,
+      mergePages: limits.ftsMergePages,
       gate: this.gate,
       pacer: this.pacer,
       commitMs: new Map(),

@@ -198,8 +198,8 @@ export class HistoryWriter {
    */
   mergeIndex(pages: number, budgetMs: number, backlog: boolean): boolean {
     this.uncounted(() => {
-      // Off from the first call on: the capture loop asks between its batches. The legacy migration runs
-      // before that loop starts, and nothing would merge between its units, so its copy keeps FTS5's merging.
+      // Off from the first call on: the capture loop asks between its batches. (The legacy migration's
+      // copy, which runs before that loop starts, holds it off too and merges between its own units.)
       if (!this.automergeHeld) {
         this.transact(() => {
           holdAutomerge(this.db);

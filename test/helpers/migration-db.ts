@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { registerFunctions } from '../../src/store/open.ts';
-import { fixtures } from './legacy-home.ts';
+import assert from 'node:assert/strict';
+import { fixtures, type TestHome } from './legacy-home.ts';
 
 /** Read-only and query-only, with our SQL functions (a search reads span documents' text through one). */
 export function openRead(path: string): Database.Database {
@@ -51,5 +52,20 @@ export function snapshotFiles(home: string): string[] {
     return readdirSync(join(home, '.migration-snapshots')).sort();
   } catch {
     return [];
+  }
+}
+
+/** history.db's FTS5 index agrees with its content, and every fixture keyword matches as many documents as the fixture counted. */
+export function assertFtsKeywords(home: TestHome): void {
+  // Writable: FTS5's integrity-check is an INSERT command (it changes nothing).
+  const db = new Database(join(home.home, 'history.db'));
+  try {
+    db.prepare("INSERT INTO history_fts(history_fts) VALUES('integrity-check')").run(); // throws when the index disagrees with its content
+    for (const [word, spec] of Object.entries(home.manifest.keywords)) {
+      const count = db.prepare('SELECT count(*) FROM history_fts WHERE history_fts MATCH ?').pluck().get(`"${word}"`);
+      assert.equal(count, spec.fts.actual, word);
+    }
+  } finally {
+    db.close();
   }
 }
