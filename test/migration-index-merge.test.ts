@@ -2,12 +2,12 @@
 // trigger, a segment per chunk statement) with FTS5's own merging held off,
 // and merges in units of its own between copy units (src/migration/
 // index-merge.ts): merges never run inside a copy unit's statements or
-// commit. A real 0.29.x home migrates with 2-row chunks, one per unit (88 segments written
-// for its 176 documents, more than FTS5's crisis threshold of 64): merge
-// units are reported between copy units, the index ends merged at the
-// backlog's fanout (capture's idle merge takes it further), FTS5's automerge
-// and crisis merge stay off for capture, and every keyword count is the
-// fixture's.
+// commit. A real 0.29.x home migrates with 2-row chunks, one per unit (at
+// least 88 segments written for its 176 documents, more than FTS5's crisis
+// threshold of 64): merge units are reported between copy units, segments
+// never pile up, FTS5's automerge and crisis merge stay off for capture
+// (whose idle merge takes the index further), and every keyword count is
+// the fixture's.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -12,10 +12,10 @@
 // a crash is continued by the next one (FTS5 keeps its state in the index).
 //
 // The wall: an FTS5 merge step ends only at a term boundary, so one step
-// merges a whole term's doclist over the segments it merges. On that home a
-// step merging 256 chunks' segments took about 200 ms whatever the page
-// budget, and the merge down to FTS5's default fanout (4) that an idle
-// capture runs took a 739 ms step. The copy leaves that last merge to the
+// merges a whole term's doclist over the segments it merges. On that home
+// single merge steps, each asked for 64 pages, took about 200 ms, recurring
+// every 16 s or so of the copy; the merge down to FTS5's default fanout (4)
+// that an idle capture runs took a 739 ms step. The copy leaves that last merge to the
 // capture loop, which runs it on the writer thread once it has no backlog,
 // as it does after any backlog (fts-merge.ts).
 
