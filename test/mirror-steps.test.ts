@@ -6,7 +6,9 @@
 //   - a replica's FTS5 index is merged in steps of its own, not inside the
 //     copy commits (automerge off), and a finished sync leaves it merged;
 //   - {"history": {"ingest": false}} holds the mirror with capture (nothing
-//     written while paused), and it continues when switched back on.
+//     written while paused), and it continues when switched back on;
+//   - while replicas catch up with nothing left to capture, the service's
+//     phase is idle and the mirror's is syncing.
 
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
@@ -239,6 +241,35 @@ describe('mirror steps', () => {
     const viaReplica = await cliJson<{ hits: unknown[] }>(['search', 'afterword', '--db', replica, '--limit', '50', '--json'], env);
     const viaCentral = await cliJson<{ hits: unknown[] }>(['search', 'afterword', '--project', project, '--limit', '50', '--json'], env);
     assert.deepEqual(viaReplica.hits, viaCentral.hits);
+  });
+
+  it('reports capture idle while the replicas still catch up (a rebuild at the spec pace takes many steps)', async () => {
+    const home = tempDir();
+    const bridge = join(tempDir('abh-catchup-'), 'bridge');
+    const project = join(tempDir('abh-catchup-project-'), 'slow');
+    mkdirSync(project);
+    for (let i = 0; i < 600; i++) claudeSession(home, { session: id(1000 + i), cwd: project, lines: 2, word: 'catchwren' }); // 600 records: 75 steps of 8
+    const env = envFor(home, { AGENT_BRIDGE_HOME: bridge });
+    const capture = await cli(['ingest', '--once', '--pace', 'max'], { ...env, AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
+    assert.equal(capture.code, 0, capture.stderr);
+    const serve = spawnCli(['serve', '--no-dashboard'], env);
+    const exited = new Promise<void>((resolve) => serve.on('exit', () => resolve()));
+    try {
+      let seen: HistoryStatus | null = null;
+      const deadline = Date.now() + 60_000;
+      while (seen === null) {
+        const s = (await cliJson<{ service: HistoryStatus | null }>(['status', '--json'], env)).service;
+        const project_ = s?.mirror.projects.find((p) => p.project === project);
+        if (s !== null && s !== undefined && s.discovery.passes >= 1 && s.backlog.sources === 0 && project_?.state === 'syncing' && (project_.behind ?? 0) > 0) seen = s;
+        else if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ phase: s?.phase, backlog: s?.backlog, mirror: s?.mirror })}`);
+        else await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.equal(seen.phase, 'idle', `capture's phase while the replica is ${JSON.stringify(seen.mirror.projects)}`);
+      assert.equal(seen.mirror.phase, 'syncing');
+    } finally {
+      serve.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it('holds the mirror while the config switch pauses capture and continues when it is switched back', async () => {

@@ -191,7 +191,9 @@ export class Scheduler {
           await this.sleep(this.now() < this.cooldownUntil ? this.cooldownUntil - this.now() : limits.backlogIntervalMs);
           continue;
         }
+        // Work remains for the loop (it turns again soon) / for capture itself (the phase says 'ingesting').
         let backlog = false;
+        let capturing = false;
         try {
           // After a turn with nothing to capture, a background pass walks several steps and the loop sleeps the idle interval.
           await files.discover(this.phase === 'idle' && files.backgroundPasses ? limits.discoveryIdleSteps : 1);
@@ -202,7 +204,7 @@ export class Scheduler {
           backlog = (await this.reindex()) || backlog;
           // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits, and
           // lazily while capture (or a first discovery pass) has more to write (src/store/fts-merge.ts).
-          const capturing = backlog || files.busyPass || this.pendingCount() > 0;
+          capturing = backlog || files.busyPass || this.pendingCount() > 0;
           backlog = (await this.merge(capturing)) || backlog;
           backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
@@ -210,8 +212,11 @@ export class Scheduler {
           // A damaged history.db: nothing more can be written until `agent-bridge recover`.
           if (this.lastError?.code === 'STORE_CORRUPT') break;
         }
-        backlog ||= files.busyPass || this.pendingCount() > 0;
-        this.phase = backlog ? 'ingesting' : 'idle';
+        capturing ||= files.busyPass || this.pendingCount() > 0;
+        backlog ||= capturing;
+        // The phase is capture's: index merges and the project replicas go on after it (a replica rebuild at the
+        // specification's pace can take many minutes), and status reports the replicas' progress of their own.
+        this.phase = capturing ? 'ingesting' : 'idle';
         const caughtUp = !backlog && files.passesSinceStart > 0 && this.lastError === null;
         if (this.options.mode === 'once' && caughtUp) {
           if (this.options.verify !== true || scrubber.sweptSinceBegin) break;
