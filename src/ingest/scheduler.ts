@@ -199,6 +199,7 @@ export class Scheduler {
           await files.discover(this.phase === 'idle' && files.backgroundPasses ? limits.discoveryIdleSteps : 1);
           await files.poll();
           backlog = await this.batch();
+          capturing = backlog; // kept when a later step of this turn fails
           // While the writer thread commits the batch just sent (or, with nothing left to capture, at rest).
           this.ports.checkpoint?.(!backlog);
           backlog = (await this.reindex()) || backlog;
