@@ -38,6 +38,17 @@ function count(path: string, table: string): number {
   });
 }
 
+/** The running service's status once `test` holds for it (60 s at most). */
+async function liveStatus(env: NodeJS.ProcessEnv, test: (s: HistoryStatus) => boolean): Promise<HistoryStatus> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const s = (await cliJson<{ service: HistoryStatus | null }>(['status', '--json'], env)).service;
+    if (s !== null && test(s)) return s;
+    if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ phase: s?.phase, backlog: s?.backlog, mirror: s?.mirror })}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 describe('mirror steps', () => {
   it('copies at most 8 records and checks at most 32 ids per step, and reads nothing again after a restart', async () => {
     const home = tempDir();
@@ -255,15 +266,10 @@ describe('mirror steps', () => {
     const serve = spawnCli(['serve', '--no-dashboard'], env);
     const exited = new Promise<void>((resolve) => serve.on('exit', () => resolve()));
     try {
-      let seen: HistoryStatus | null = null;
-      const deadline = Date.now() + 60_000;
-      while (seen === null) {
-        const s = (await cliJson<{ service: HistoryStatus | null }>(['status', '--json'], env)).service;
-        const project_ = s?.mirror.projects.find((p) => p.project === project);
-        if (s !== null && s !== undefined && s.discovery.passes >= 1 && s.backlog.sources === 0 && project_?.state === 'syncing' && (project_.behind ?? 0) > 0) seen = s;
-        else if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify({ phase: s?.phase, backlog: s?.backlog, mirror: s?.mirror })}`);
-        else await new Promise((r) => setTimeout(r, 200));
-      }
+      const seen = await liveStatus(env, (s) => {
+        const replica = s.mirror.projects.find((p) => p.project === project);
+        return s.discovery.passes >= 1 && s.backlog.sources === 0 && replica?.state === 'syncing' && (replica.behind ?? 0) > 0;
+      });
       assert.equal(seen.phase, 'idle', `capture's phase while the replica is ${JSON.stringify(seen.mirror.projects)}`);
       assert.equal(seen.mirror.phase, 'syncing');
     } finally {
@@ -283,17 +289,8 @@ describe('mirror steps', () => {
     const env = envFor(home);
     const serve = spawnCli(['serve'], env);
     const exited = new Promise<void>((resolve) => serve.on('exit', () => resolve()));
-    const live = async (test: (s: HistoryStatus) => boolean): Promise<HistoryStatus> => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const report = await cliJson<{ service: HistoryStatus | null }>(['status', '--json'], env);
-        if (report.service !== null && test(report.service)) return report.service;
-        if (Date.now() > deadline) throw new Error(`timed out: ${JSON.stringify(report.service?.mirror)}`);
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    };
     try {
-      const paused = await live((s) => s.pausedBy.includes('config') && s.mirror.phase === 'paused');
+      const paused = await liveStatus(env, (s) => s.pausedBy.includes('config') && s.mirror.phase === 'paused');
       assert.deepEqual(paused.mirror.projects, [], 'nothing done while paused');
       await new Promise((r) => setTimeout(r, 2500));
       assert.equal(existsSync(join(project, '.agent-bridge')), false, 'nothing written while paused');
@@ -302,7 +299,7 @@ describe('mirror steps', () => {
 
       writeFileSync(join(bridge, 'config.json'), JSON.stringify({ history: { ingest: true } }));
       // The phase follows the project's state on a later step (a status published between the two shows syncing).
-      const resumed = await live((s) => s.mirror.phase === 'synced' && s.mirror.projects.some((p) => p.project === project));
+      const resumed = await liveStatus(env, (s) => s.mirror.phase === 'synced' && s.mirror.projects.some((p) => p.project === project));
       assert.equal(resumed.mirror.projects.find((p) => p.project === project)?.state, 'synced');
       const report = await cliJson<MirrorStatus & { live: boolean }>(['mirrors', '--json'], env);
       assert.equal(report.live, true);

@@ -19,8 +19,7 @@
 // capture loop, which runs it on the writer thread once it has no backlog,
 // as it does after any backlog (fts-merge.ts).
 
-import type { Statement } from 'better-sqlite3';
-import { BACKLOG_SEGMENTS_PER_MERGE, FtsMerger, holdAutomerge, holdCrisisMerge } from '../store/fts-merge.ts';
+import { BACKLOG_SEGMENTS_PER_MERGE, FtsMerger, holdCommitMerges } from '../store/fts-merge.ts';
 import type { PassContext } from './context.ts';
 import { runUnit } from './context.ts';
 
@@ -32,17 +31,12 @@ const MERGE_SHARE_OF_UNIT = 0.5;
 
 export class CopyIndexMerge {
   private readonly merger: FtsMerger;
-  private readonly totalChanges: Statement;
 
   /** Holds FTS5's merges inside commits off for history.db (persistent; capture keeps it so). */
   constructor(private readonly ctx: PassContext) {
     const db = ctx.history;
-    db.transaction(() => {
-      holdAutomerge(db);
-      holdCrisisMerge(db);
-    }).immediate();
+    db.transaction(() => holdCommitMerges(db)).immediate();
     this.merger = new FtsMerger(db);
-    this.totalChanges = db.prepare('SELECT total_changes()').pluck();
   }
 
   /** Between copy units: merge units until no level holds the backlog's fanout of segments. */
@@ -52,10 +46,10 @@ export class CopyIndexMerge {
     let more = true;
     while (more) {
       more = await runUnit(this.ctx, { kind: 'merge', table: 'history_fts', pinned: false }, (unit) => {
-        const before = this.totalChanges.get() as number;
+        const before = this.merger.merged;
         const remains = this.merger.run(this.ctx.mergePages, budgetMs);
-        // Reported (status, benchmarks) when it merged something: FTS5 changes at least two rows then.
-        unit.worked = (this.totalChanges.get() as number) - before >= 2;
+        // Reported (status, benchmarks) when it merged something.
+        unit.worked = this.merger.merged > before;
         return remains;
       });
     }

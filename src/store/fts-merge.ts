@@ -75,8 +75,19 @@ export function holdAutomerge(db: Db): void {
 }
 
 /** Raise FTS5's crisis merge above the backlog's fanout for this store (a write only when it is not there yet). */
-export function holdCrisisMerge(db: Db): void {
+function holdCrisisMerge(db: Db): void {
   if (hasIndex(db)) setFtsOption(db, 'crisismerge', CRISIS_SEGMENTS);
+}
+
+/**
+ * history.db's policy for both writers of its index (capture, the migration's
+ * copy): no merge inside a commit, and a crisis merge above the backlog's
+ * fanout, so the merge steps of their own do all the merging. Run it inside a
+ * transaction.
+ */
+export function holdCommitMerges(db: Db): void {
+  holdAutomerge(db);
+  holdCrisisMerge(db);
 }
 
 /**
@@ -89,6 +100,9 @@ export class FtsMerger {
 
   /** The index's 'usermerge' as this connection last set or read it (undefined: not read yet). */
   private fanoutNow: number | undefined;
+
+  /** Merge steps so far that found work (a caller compares it across a run to learn whether anything merged). */
+  merged = 0;
 
   constructor(private readonly db: Db) {
     this.merge = hasIndex(db) ? db.prepare("INSERT INTO history_fts (history_fts, rank) VALUES ('merge', ?)") : null;
@@ -126,6 +140,7 @@ export class FtsMerger {
         worked = (this.totalChanges.get() as number) - before >= 2;
       })
       .immediate();
+    if (worked) this.merged++;
     return worked;
   }
 

@@ -17,7 +17,7 @@ import type { Db } from './open.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
 import { saveScrubProgress } from './scrub-store.ts';
 import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
-import { BACKLOG_SEGMENTS_PER_MERGE, FtsMerger, SEGMENTS_PER_MERGE, holdAutomerge, holdCrisisMerge } from './fts-merge.ts';
+import { BACKLOG_SEGMENTS_PER_MERGE, FtsMerger, SEGMENTS_PER_MERGE, holdCommitMerges } from './fts-merge.ts';
 
 export class HistoryWriter {
   readonly db: Db;
@@ -201,10 +201,7 @@ export class HistoryWriter {
       // Off from the first call on: the capture loop asks between its batches. (The legacy migration's
       // copy, which runs before that loop starts, holds it off too and merges between its own units.)
       if (!this.automergeHeld) {
-        this.transact(() => {
-          holdAutomerge(this.db);
-          holdCrisisMerge(this.db);
-        });
+        this.transact(() => holdCommitMerges(this.db));
         this.automergeHeld = true;
       }
       if (this.merger.fanout(backlog ? BACKLOG_SEGMENTS_PER_MERGE : SEGMENTS_PER_MERGE)) this.mergedAt = null;
