@@ -1,6 +1,7 @@
 // Messages of the history actor, the single writer of history.db, and the
 // shapes their payloads and replies carry.
 
+import { HistoryError } from './errors.ts';
 import type { ChunkHints, LineFacts, Segment } from './records.ts';
 import type { RowBatch } from './rows.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from './sources.ts';
@@ -12,7 +13,11 @@ export type HistoryMessage =
   | { readonly type: 'register'; readonly plans: readonly SourcePlan[] }
   /** A registered file moved (same identity): keep its source id, record the new path. */
   | { readonly type: 'move'; readonly id: string; readonly path: string }
-  /** Records, documents and cursors of one batch, in one transaction. */
+  /**
+   * Records, documents and cursors of one batch, in one transaction. Sent to
+   * the writer thread, a commit takes its chunks' bytes along (transferred,
+   * not copied: see commitTransfers): the sender cannot read them again.
+   */
   | { readonly type: 'commit'; readonly chunks: readonly CommitChunk[]; readonly rows: readonly RowBatch[] }
   /** Move a cursor without new bytes (verified-unchanged facts, or a new generation's start). */
   | { readonly type: 'touch'; readonly id: string; readonly facts: Partial<SourceCursor> }
@@ -101,6 +106,7 @@ export interface CommitChunk {
   readonly conversation: string;
   readonly generation: number;
   readonly offset: number;
+  /** Never empty: a lane hands out no empty chunk (an empty one is a chunk whose bytes were sent away). */
   readonly bytes: Uint8Array;
   readonly segments: readonly Segment[];
   readonly hints: ChunkHints;
@@ -216,4 +222,22 @@ export interface ScrubProgress {
   readonly verifiedBytes: number;
   readonly mismatches: number;
   readonly lastMismatch: { readonly source: string; readonly path: string; readonly generation: number; readonly offset: number; readonly at: number } | null;
+}
+
+/**
+ * What a message moves to the thread it is posted to instead of copying: a
+ * commit's chunk bytes. Each chunk's bytes are a view on a buffer of its own
+ * (read by a lane, then moved to a parser thread and back), so moving them
+ * spares the two copies a structured clone makes (one through the
+ * serializer, one into the writer thread's heap) of every captured byte,
+ * and the history worker's heap and malloc arena the garbage they leave
+ * behind. A buffer Node pools (a small Buffer) is copied anyway.
+ */
+export function commitTransfers(message: HistoryMessage): ArrayBuffer[] {
+  if (message.type !== 'commit') return [];
+  // Bytes moved already read as empty, and a lane hands out no empty chunk. Refused here: Node 20 drops a
+  // message whose transfer list names a moved buffer without a word, and would copy one it names nowhere as empty.
+  const moved = message.chunks.find((chunk) => chunk.bytes.byteLength === 0);
+  if (moved !== undefined) throw new HistoryError('INTERNAL', `a chunk of ${moved.source} at offset ${moved.offset} has no bytes: were they sent before?`);
+  return [...new Set(message.chunks.map((chunk) => chunk.bytes.buffer as ArrayBuffer))];
 }

@@ -4,10 +4,11 @@
 // batch while it commits. What callers rely on: a reply, synchronous or
 // sent, reflects everything sent before it; a retained generation crosses
 // a page at a time, byte for byte; store errors cross as their HistoryError
-// codes; a closed or unopenable writer says so. And, end to end, a capture
-// whose store is locked by someone else for longer than the busy timeout
-// retries its batches in order and stores every byte exactly once, in file
-// order.
+// codes; a sent commit moves its chunks' bytes to the writer thread, and a
+// chunk whose bytes are gone is refused; a closed or unopenable writer says
+// so. And, end to end, a capture whose store is locked by someone else for
+// longer than the busy timeout reads the refused batches again from the
+// committed cursors and stores every byte exactly once, in file order.
 
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
@@ -47,7 +48,7 @@ function lineChunks(count: number, from = 0): { chunks: CommitChunk[]; bytes: Ui
     const line = new TextEncoder().encode(claudeLine(SESSION, `threadword${n} ${'é'.repeat(n)} line ${n}`));
     const parsed = parseChunk({ format: 'claude', bytes: line, offset, startsMidLine: false, carry: '', continues: false, context: { conversation: `claude:${SESSION}`, session: SESSION, ownAgentId: null } });
     chunks.push({ source: PATH, conversation: `claude:${SESSION}`, generation: 0, offset, bytes: line, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + line.length, mtimeMs: 0 } });
-    bytes.push(line);
+    bytes.push(line.slice()); // a copy: a sent commit takes its chunks' bytes along
     offset += line.length;
   }
   return { chunks, bytes };
@@ -70,6 +71,8 @@ describe('the writer thread', () => {
       const count = RETAINED_PAGE * 3 + 2;
       const { chunks, bytes } = lineChunks(count);
       const sent = chunks.map((chunk) => client.send({ type: 'commit', chunks: [chunk], rows: [] }));
+      // Moved, not copied: the sender's views on the chunks' bytes are empty now.
+      assert.deepEqual(new Set(chunks.map((chunk) => chunk.bytes.byteLength)), new Set([0]));
       // Asked after the sends, answered after them: the cursor already stands after the last line.
       const total = bytes.reduce((n, b) => n + b.length, 0);
       const stored = client.ask({ type: 'loadSources' }).find((s) => s.id === PATH);
@@ -108,9 +111,13 @@ describe('the writer thread', () => {
       assert.equal(error.code, 'STORE_BUSY');
       assert.throws(() => client.ask({ type: 'touch', id: PATH, facts: { mtimeMs: 1 } }), (e: unknown) => e instanceof HistoryError && e.code === 'STORE_BUSY');
       other.exec('ROLLBACK');
-      // Nothing was half-written: the same commit succeeds once the lock is gone.
-      const reply = await client.send({ type: 'commit', chunks, rows: [] });
+      // Its bytes went with the refused commit: sent again, the chunk is refused, not stored empty.
+      const resent = await rejection(client.send({ type: 'commit', chunks, rows: [] }));
+      assert.ok(resent instanceof HistoryError && resent.code === 'INTERNAL' && /no bytes/.test(resent.message), String(resent));
+      // Nothing was half-written: the same line, read again, commits once the lock is gone.
+      const reply = await client.send({ type: 'commit', chunks: lineChunks(1).chunks, rows: [] });
       assert.equal(reply.value.records, 1);
+      assert.equal(client.ask({ type: 'loadSources' }).find((s) => s.id === PATH)?.cursor.offset, lineChunks(1).bytes[0]?.length);
     } finally {
       other.close();
       await client.close();

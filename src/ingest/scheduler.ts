@@ -81,16 +81,21 @@ export interface SchedulerOptions {
 /** Bytes an unpaced scrub step (ingest --once --verify) compares before the loop looks at other work again. */
 const VERIFY_STEP_BYTES = 64 * 1024 * 1024;
 
-/** One batch's work, kept for a retry when the store was busy. */
+/** One batch's work: what it commits, and the lanes it read. */
 interface Work {
   readonly chunks: CommitChunk[];
   readonly rows: RowBatch[];
   readonly lanes: ActiveLane[];
 }
 
-/** A batch sent to the writer thread, its commit not yet settled. */
+/**
+ * A batch sent to the writer thread, its commit not yet settled. Its chunks'
+ * bytes went with it (a commit transfers them, protocols/history.ts): what
+ * the settling needs of them is counted before the send.
+ */
 interface InFlight {
   readonly work: Work;
+  readonly fileBytes: number;
   readonly reply: Promise<Timed<CommitResult>>;
 }
 
@@ -105,8 +110,6 @@ export interface SchedulerTotals {
 export class Scheduler {
   private files: FileSources | null = null;
   private scrubber: Scrubber | null = null;
-  /** Batches to commit again, in order, before anything new (the store was busy). */
-  private readonly retry: Work[] = [];
   private inFlight: InFlight | null = null;
   /** A merge step sent behind a batch in flight; its failure is raised at the next merge. */
   private mergeFailure: unknown = null;
@@ -398,36 +401,35 @@ export class Scheduler {
    */
   private async batch(): Promise<boolean> {
     const files = this.files as FileSources;
-    const retried = this.retry.shift();
-    const gathered = retried ?? { ...(await files.gather()), rows: [] };
-    let settled: 'done' | 'busy';
+    const gathered = { ...(await files.gather()), rows: [] };
+    let settled: 'done' | 'busy' | 'failed' = 'failed';
     try {
       settled = await this.settle();
-    } catch (error) {
-      // The batch in flight failed: what was gathered behind it read past its cursors, so it goes with it.
-      await this.abandon(gathered);
-      throw error;
+    } finally {
+      // The batch in flight was given up: what was gathered behind it read past its cursors, so it goes with it.
+      if (settled !== 'done') await this.abandon(gathered);
     }
-    if (settled === 'busy') {
-      this.retry.splice(1, 0, gathered); // right behind the batch that was in flight
-      return true;
-    }
-    const work = retried ?? { ...gathered, rows: await this.providerRows() };
+    if (settled === 'busy') return true;
+    const work = { ...gathered, rows: await this.providerRows() };
     if (work.chunks.length === 0 && work.rows.length === 0) {
       await files.afterBatch(work.lanes);
     } else {
+      let fileBytes = 0;
+      for (const chunk of work.chunks) fileBytes += chunk.bytes.length;
       const reply = this.ports.send({ type: 'commit', chunks: work.chunks, rows: work.rows });
       reply.catch(() => undefined); // settled (and its failure handled) by the next settle()
-      this.inFlight = { work, reply };
+      this.inFlight = { work, fileBytes, reply };
     }
     return this.inFlight !== null || files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
   }
 
   /**
    * Wait for the batch in flight: on success its cursors move and its lanes
-   * had their turn; when the store was busy it goes first in the retry queue
-   * ('busy'); on any other failure its work is given up (lanes closed,
-   * provider units abandoned) and the error thrown.
+   * had their turn. Otherwise its work is given up (lanes closed, to read
+   * again from the committed cursors; provider units abandoned): when the
+   * store was busy, to be read and sent again ('busy', a retryable error, so
+   * no cooldown), else the error is thrown. A busy batch is not resent as
+   * it was: its bytes went to the writer thread with it.
    */
   private async settle(): Promise<'done' | 'busy'> {
     const flight = this.inFlight;
@@ -440,19 +442,14 @@ export class Scheduler {
       reply = await flight.reply;
     } catch (error) {
       const shape = serializeError(error);
-      if (shape.code === 'STORE_BUSY') {
-        this.retry.unshift(work);
-        this.lastError = shape;
-        return 'busy';
-      }
       await this.abandon(work);
-      throw error;
+      if (shape.code !== 'STORE_BUSY') throw error;
+      this.lastError = shape;
+      return 'busy';
     }
     const result = reply.value;
     this.latency.add(reply.ms);
-    let fileBytes = 0;
-    for (const chunk of work.chunks) fileBytes += chunk.bytes.length;
-    this.meter.captured(fileBytes, this.now());
+    this.meter.captured(flight.fileBytes, this.now());
     this.totals.batches++;
     this.totals.records += result.records;
     this.totals.documents += result.documents;

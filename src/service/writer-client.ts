@@ -5,7 +5,8 @@
 //         path uses it, so the code that asks stays what it was.
 //   send  asynchronous: the capture loop sends a batch's commit (and the
 //         merge step after it) and reads and parses the next batch while
-//         the writer thread works.
+//         the writer thread works. A commit moves its chunks' bytes to
+//         the writer thread (commitTransfers): sent once, never again.
 // Invariant: the writer thread handles requests one at a time in the order
 // sent, so a reply, synchronous or not, reflects every request sent before
 // it (a read asked after a sent commit sees that commit).
@@ -14,7 +15,7 @@
 
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import { HistoryError, deserializeError } from '../../protocols/errors.ts';
-import type { HistoryAsk, HistoryMessage, HistoryReplies, HistorySend, Timed } from '../../protocols/history.ts';
+import { commitTransfers, type HistoryAsk, type HistoryMessage, type HistoryReplies, type HistorySend, type Timed } from '../../protocols/history.ts';
 import { SIGNAL_CLOSED, SIGNAL_REPLIES, SIGNAL_SLOTS, type WriterReply, type WriterRequest } from '../../protocols/writer-thread.ts';
 import { pagedRecords } from '../store/records.ts';
 import { PendingReplies } from './pending-replies.ts';
@@ -79,7 +80,11 @@ export class WriterClient {
   /** Send `body`; its reply settles the promise. */
   private dispatch(body: Body): Promise<Timed<unknown>> {
     if (this.replies.ended !== null) return Promise.reject(this.replies.ended);
-    return this.replies.wait(this.post(body));
+    try {
+      return this.replies.wait(this.post(body));
+    } catch (error) {
+      return Promise.reject(error); // a message that cannot be posted (commitTransfers)
+    }
   }
 
   /** After what was sent before: close the connection and end the thread (ended whatever the close said). */
@@ -101,7 +106,15 @@ export class WriterClient {
   /** Post `body` under a new id; returns the id. */
   private post(body: Body): number {
     const id = this.replies.nextId();
-    this.port.postMessage({ id, ...body } as WriterRequest);
+    const request = { id, ...body } as WriterRequest;
+    const transfer = body.kind === 'history' ? commitTransfers(body.message) : [];
+    try {
+      this.port.postMessage(request, transfer);
+    } catch (error) {
+      // Node 21 and later refuse to move a buffer Node pools (Node 20 copies it); nothing moved, so all is copied.
+      if (transfer.length === 0) throw error;
+      this.port.postMessage(request);
+    }
     return id;
   }
 
