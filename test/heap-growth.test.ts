@@ -1,6 +1,6 @@
 // A process that starts a service thread (the CLI, the dashboard, a broker
-// embedding HistoryService) lets its heaps grow to twice their live data at
-// most (src/service/heap-growth.ts), unless node was started with its own
+// embedding HistoryService) lets its heaps grow to 1.5 times their live data
+// at most (src/service/heap-growth.ts), unless node was started with its own
 // --heap-growing-percent. Measured in child processes that keep the same
 // live data and make the same garbage: heap sizes, not times.
 

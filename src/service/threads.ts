@@ -18,7 +18,7 @@ export interface ThreadStart {
 /**
  * Start the actor module `entry` (a path relative to the repository root, e.g.
  * `actors/reader-worker.ts`) in a new thread; from dist/, its compiled `.js`.
- * First, the process's heaps may grow to twice their live size at most (heap-growth.ts).
+ * First, the process's heaps may grow to 1.5 times their live size at most (heap-growth.ts).
  */
 export function spawnThread(entry: string, name: string, start: ThreadStart = {}): Worker {
   limitHeapGrowth();
