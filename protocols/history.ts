@@ -236,7 +236,7 @@ export interface ScrubProgress {
 export function commitTransfers(message: HistoryMessage): ArrayBuffer[] {
   if (message.type !== 'commit') return [];
   // Bytes moved already read as empty, and a lane hands out no empty chunk. Refused here: Node 20 drops a
-  // message whose transfer list names a moved buffer without a word, and would copy one it names nowhere as empty.
+  // message whose transfer list names a moved buffer without a word (and a clone of one throws).
   const moved = message.chunks.find((chunk) => chunk.bytes.byteLength === 0);
   if (moved !== undefined) throw new HistoryError('INTERNAL', `a chunk of ${moved.source} at offset ${moved.offset} has no bytes: were they sent before?`);
   return [...new Set(message.chunks.map((chunk) => chunk.bytes.buffer as ArrayBuffer))];
