@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { cli, cliJson, envFor, prng, spawnCli, tempDir } from './helpers/home.ts';
 import { legacyHome } from './helpers/legacy-home.ts';
 import { mountAccess, resizeTmpfs, runInMountNamespace, tmpfs } from './helpers/mounts.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const MiB = 1024 * 1024;
 
@@ -74,14 +75,8 @@ async function liveStatus(env: NodeJS.ProcessEnv): Promise<LiveStatus | null> {
   }
 }
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, seconds = 120): Promise<T> {
-  for (let i = 0; i < seconds * 2; i++) {
-    const value = await probe();
-    if (value !== null && value !== undefined && value !== false) return value;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** How long a service on a full disk gets to reach a state (its retries back off). */
+const SLOW = { ms: 120_000, everyMs: 500 };
 
 async function allCaptured(env: NodeJS.ProcessEnv, files: readonly string[]): Promise<boolean> {
   for (const path of files) {
@@ -110,19 +105,19 @@ if (access === 'namespace') {
       const historyDb = join(bridgeHome, 'history.db');
       const serve = spawnCli(['serve'], env);
       try {
-        const waiting = await until('capture to wait for space', async () => {
+        const waiting = await waitFor('capture to wait for space', async () => {
           const status = await liveStatus(env);
           return status?.pausedBy.includes('disk-full') === true ? status : null;
-        });
+        }, SLOW);
         assert.equal(waiting.lastError?.code, 'STORE_FULL');
         assert.ok(waiting.lastError?.message.includes(historyDb), waiting.lastError?.message);
         assert.match(waiting.lastError?.message ?? '', /no space left.*waits and retries by itself/);
         // `status` is a new process: under load it may read the moment between a cooldown's end and the next failed
         // retry, so it is asked until it shows a wait (within the test's deadline), then checked whole.
-        const human = await until('status to show the wait', async () => {
+        const human = await waitFor('status to show the wait', async () => {
           const text = (await cli(['status'], env)).stdout.toString('utf8');
           return /paused:\s+disk-full/.test(text) ? text : null;
-        });
+        }, SLOW);
         assert.match(human, /STORE_FULL: no space left/);
         // Several retries later, still consistent, and still waiting.
         for (let i = 0; i < 3; i++) {
@@ -132,7 +127,7 @@ if (access === 'namespace') {
         assert.equal((await allCaptured(env, files)), false, 'not everything fitted');
 
         resizeTmpfs(bridgeHome, 64 * MiB);
-        await until('capture to finish by itself', async () => (await liveStatus(env))?.phase === 'idle' && (await allCaptured(env, files)));
+        await waitFor('capture to finish by itself', async () => (await liveStatus(env))?.phase === 'idle' && (await allCaptured(env, files)), SLOW);
         assert.deepEqual(cursorsBehindRecords(historyDb), []);
         const db = new Database(historyDb, { readonly: true });
         const duplicates = db.prepare('SELECT count(*) FROM (SELECT source, generation, offset FROM conversation_records GROUP BY 1, 2, 3 HAVING count(*) > 1)').pluck().get();
@@ -173,16 +168,16 @@ if (access === 'namespace') {
       const env = { ...legacy.env, AGENT_BRIDGE_HOME: bridgeHome };
       const serve = spawnCli(['serve'], env);
       try {
-        const waiting = await until('the migration to wait for space', async () => {
+        const waiting = await waitFor('the migration to wait for space', async () => {
           const status = await liveStatus(env);
           return status?.migration.error?.code === 'STORE_FULL' ? status : null;
-        });
+        }, SLOW);
         assert.equal(waiting.phase, 'migrating');
         assert.equal(waiting.migration.pausedBy, 'retry');
         assert.match(waiting.migration.error?.message ?? '', /no space left for .*the migration waits and retries by itself/);
-        await until('status to say why the migration waits', async () => /no space left/.test((await cli(['status'], env)).stdout.toString('utf8')));
+        await waitFor('status to say why the migration waits', async () => /no space left/.test((await cli(['status'], env)).stdout.toString('utf8')), SLOW);
         resizeTmpfs(bridgeHome, 96 * MiB);
-        await until('the migration to complete', async () => (await liveStatus(env))?.migration.phase === 'verified');
+        await waitFor('the migration to complete', async () => (await liveStatus(env))?.migration.phase === 'verified', SLOW);
       } finally {
         serve.kill('SIGTERM');
         await new Promise((r) => serve.once('exit', r));

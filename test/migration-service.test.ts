@@ -18,15 +18,15 @@ import { legacyHome } from './helpers/legacy-home.ts';
 import { cli } from './helpers/home.ts';
 import { migrationRow } from './helpers/migration-db.ts';
 import { seedCursorConflict } from './helpers/migrate.ts';
+import { waitFor } from './helpers/wait.ts';
 
-async function until(service: HistoryService, what: string, check: (s: HistoryStatus) => boolean, ms = 30_000): Promise<HistoryStatus> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const status = await service.status();
-    if (check(status)) return status;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last status ${JSON.stringify(status.migration)}`);
-    await sleep(50);
-  }
+async function until(service: HistoryService, what: string, check: (s: HistoryStatus) => boolean): Promise<HistoryStatus> {
+  let last: HistoryStatus | undefined;
+  const probe = async (): Promise<HistoryStatus | null> => {
+    last = await service.status();
+    return check(last) ? last : null;
+  };
+  return waitFor(() => `${what}; last status ${JSON.stringify(last?.migration)}`, probe, { everyMs: 50 });
 }
 
 test('serve mode: pressure pauses the migration, a latched failure blocks ingestion, reindex --retry goes through the running service', async (t) => {

@@ -20,6 +20,7 @@ import { EXCLUDE_LINE } from '../src/mirror/git-exclude.ts';
 import { HOME_MIRRORS, replicaName } from '../src/mirror/location.ts';
 import { cli, cliJson, envFor, spawnCli, tempDir } from './helpers/home.ts';
 import { claudeSession, ftsCounts, git, projectReplica, replicaRows, repository } from './helpers/mirror.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const id = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -202,16 +203,17 @@ describe('project folders in Git repositories', () => {
     const exited = new Promise<void>((resolve) => serve.on('exit', () => resolve()));
     let stderr = '';
     serve.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const until = async (what: string, test: (p: ProjectMirrorStatus) => boolean): Promise<ProjectMirrorStatus> => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const report = await cliJson<MirrorStatus & { live: boolean }>(['mirrors', '--json'], env);
-        const p = report.live ? report.projects.find((x) => x.project === root) : undefined;
-        if (p !== undefined && test(p)) return p;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(p)}; ${stderr}`);
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    };
+    let last: ProjectMirrorStatus | undefined;
+    const until = (what: string, test: (p: ProjectMirrorStatus) => boolean): Promise<ProjectMirrorStatus> =>
+      waitFor(
+        () => `${what}: ${JSON.stringify(last)}; ${stderr}`,
+        async () => {
+          const report = await cliJson<MirrorStatus & { live: boolean }>(['mirrors', '--json'], env);
+          last = report.live ? report.projects.find((x) => x.project === root) : undefined;
+          return last !== undefined && test(last) ? last : null;
+        },
+        { ms: 60_000, everyMs: 300 },
+      );
     try {
       const waiting = await until('a deferral', (p) => p.state === 'deferred');
       assert.equal(waiting.path, exclude);

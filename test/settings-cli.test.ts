@@ -15,16 +15,7 @@ import type { ResolvedSettings } from '../src/config/resolve-settings.ts';
 import type { StatusReport } from '../src/cli/commands/status.ts';
 import { cli, envFor, spawnCli, tempDir } from './helpers/home.ts';
 import { settingsWorld, withoutSettingsEnv, writeConfig } from './helpers/settings.ts';
-
-async function until<T>(check: () => Promise<T | null> | T | null, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== null) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { waitFor } from './helpers/wait.ts';
 
 function collect(child: ChildProcess): { stdout: () => string; stderr: () => string; exited: Promise<number | null> } {
   let out = '';
@@ -111,7 +102,7 @@ describe('agent-bridge settings', () => {
         .split('\n')
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as ResolvedSettings);
-    const seen = (count: number): Promise<ResolvedSettings> => until(() => lines()[count - 1] ?? null, `settings line ${count} (stderr: ${io.stderr()})`);
+    const seen = (count: number): Promise<ResolvedSettings> => waitFor(() => `settings line ${count} (stderr: ${io.stderr()})`, () => lines()[count - 1] ?? null);
     try {
       assert.equal((await seen(1)).values.codexModel.value, 'g-1');
       writeConfig(world.projectFile, { codex: { codexModel: 'pa-1' } });
@@ -168,20 +159,20 @@ describe('an invalid config.json is reported by every command that reads it', ()
     const io = collect(child);
     try {
       const status = async (): Promise<StatusReport> => JSON.parse((await cli(['status', '--json'], env)).stdout.toString('utf8')) as StatusReport;
-      await until(async () => ((await status()).service?.pausedBy.includes('config') === true ? true : null), `the config pause (stderr: ${io.stderr()})`);
+      await waitFor(() => `the config pause (stderr: ${io.stderr()})`, async () => ((await status()).service?.pausedBy.includes('config') === true ? true : null));
 
       writeConfig(config, '{"history": {"ingest": tru');
-      await until(() => (io.stderr().includes(`agent-bridge: config error: ${config}: not valid JSON`) ? true : null), `serve reporting the broken file (stderr: ${io.stderr()})`);
-      const live = await until(async () => {
+      await waitFor(() => `serve reporting the broken file (stderr: ${io.stderr()})`, () => (io.stderr().includes(`agent-bridge: config error: ${config}: not valid JSON`) ? true : null));
+      const live = await waitFor('the service status with the problem', async () => {
         const s = await status();
         return s.service !== null && s.service.config.problems.length > 0 ? s : null;
-      }, 'the service status with the problem');
+      });
       assert.deepEqual(live.service?.config.problems.map((p) => [p.severity, p.file, p.field]), [['error', config, '']]);
       assert.ok(live.service?.pausedBy.includes('config'), 'the last good switch (off) stays in force');
       assert.equal(live.counts?.records, 0, 'nothing captured while switched off');
 
       writeConfig(config, INVALID);
-      await until(() => (io.stderr().includes(`${config}: lingerSec: must be`) && io.stderr().includes(`${config}: colour: unknown field`) ? true : null), `serve reporting the new problems (stderr: ${io.stderr()})`);
+      await waitFor(() => `serve reporting the new problems (stderr: ${io.stderr()})`, () => (io.stderr().includes(`${config}: lingerSec: must be`) && io.stderr().includes(`${config}: colour: unknown field`) ? true : null));
       assertReported(io.stderr(), config);
     } finally {
       child.kill('SIGINT');

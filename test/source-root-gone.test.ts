@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { cli, cliJson, envFor, spawnCli, tempDir } from './helpers/home.ts';
 import { bindMount, mountAccess, runInMountNamespace, unmount, unmountAll } from './helpers/mounts.ts';
+import { waitFor } from './helpers/wait.ts';
 
 interface Live {
   problems: Array<{ path: string; code: string; message: string }>;
@@ -22,13 +23,8 @@ async function live(env: NodeJS.ProcessEnv): Promise<Live | null> {
   return (JSON.parse(run.stdout.toString('utf8')) as { service: Live | null }).service;
 }
 
-async function until(what: string, probe: () => Promise<boolean>, seconds = 90): Promise<void> {
-  for (let i = 0; i < seconds * 2; i++) {
-    if (await probe()) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** How long the service gets to notice a folder that went or came back. */
+const SLOW = { ms: 90_000, everyMs: 500 };
 
 async function rawIs(env: NodeJS.ProcessEnv, source: string, expected: Buffer): Promise<boolean> {
   const raw = await cli(['raw', source, '--generation', '0'], env);
@@ -69,15 +65,15 @@ if (access === 'namespace') {
       try {
         const claudeBefore = readFileSync(claudeFile);
         const codexBefore = readFileSync(codexFile);
-        await until('the first capture', async () => (await rawIs(env, claudeFile, claudeBefore)) && (await rawIs(env, codexFile, codexBefore)));
+        await waitFor('the first capture', async () => (await rawIs(env, claudeFile, claudeBefore)) && (await rawIs(env, codexFile, codexBefore)), SLOW);
 
         // Both roots go away.
         unmount(claudeRoot);
         renameSync(sessions, `${sessions}.away`);
-        await until('status to name both folders', async () => {
+        await waitFor('status to name both folders', async () => {
           const problems = (await live(env))?.problems ?? [];
           return [claudeRoot, sessions].every((root) => problems.some((p) => p.path === root && p.code === 'SOURCE_GONE'));
-        });
+        }, SLOW);
         const problem = (await live(env))?.problems.find((p) => p.path === claudeRoot);
         assert.match(problem?.message ?? '', /none of the 1 files captured from this folder exist any more.*stays retained.*resumes/);
         // Nothing captured is lost while they are gone.
@@ -90,12 +86,12 @@ if (access === 'namespace') {
         appendFileSync(join(`${sessions}.away`, '2026', '11', '02', 'rollout-2026-11-02T10-00-00-019e0000-0000-7000-8000-000000000001.jsonl'), codexLine('movedepsilon'));
         bindMount(data, claudeRoot);
         renameSync(`${sessions}.away`, sessions);
-        await until('capture to resume in generation 0', async () => (await rawIs(env, claudeFile, readFileSync(claudeFile))) && (await rawIs(env, codexFile, readFileSync(codexFile))));
+        await waitFor('capture to resume in generation 0', async () => (await rawIs(env, claudeFile, readFileSync(claudeFile))) && (await rawIs(env, codexFile, readFileSync(codexFile))), SLOW);
         assert.equal((await cliJson<{ hits: unknown[] }>(['search', 'mounteddelta', '--json'], env)).hits.length, 1);
         assert.equal((await cliJson<{ hits: unknown[] }>(['search', 'movedepsilon', '--json'], env)).hits.length, 1);
         const sources = await cliJson<Array<{ path: string; generation: number }>>(['sources', '--json'], env);
         assert.deepEqual(sources.map((s) => s.generation), [0, 0], 'no new generation');
-        await until('the problems to clear', async () => ((await live(env))?.problems ?? []).every((p) => p.code !== 'SOURCE_GONE'));
+        await waitFor('the problems to clear', async () => ((await live(env))?.problems ?? []).every((p) => p.code !== 'SOURCE_GONE'), SLOW);
       } finally {
         serve.kill('SIGTERM');
         await new Promise((r) => serve.once('exit', r));

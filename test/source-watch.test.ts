@@ -10,14 +10,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SourceWatch } from '../src/sources/watch.ts';
 import { tempDir } from './helpers/home.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Waits until `test()` holds (watch events take a moment to arrive). */
-async function until(test: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !test(); i++) await sleep(25);
-  assert.ok(test(), what);
-}
+/** Watch events take a moment to arrive: chokidar reports within a few seconds. */
+const WATCH = { ms: 5000, everyMs: 25 };
 
 describe('source watch', () => {
   it('watches existing roots, not a missing one, and takes in a root that appears at a refresh', async () => {
@@ -30,14 +28,14 @@ describe('source watch', () => {
     const watch = new SourceWatch([present, missing], (path) => changed.push(path));
     watch.start();
     try {
-      await until(() => watch.state === 'ready', 'the watch gets ready');
+      await waitFor('the watch gets ready', () => watch.state === 'ready', WATCH);
       assert.deepEqual(watch.watchedRoots, [present]);
 
       const session = join(present, 'p', 's1.jsonl');
       writeFileSync(session, '{"type":"user"}\n');
-      await until(() => changed.includes(session), 'a new file under an existing root is reported');
+      await waitFor('a new file under an existing root is reported', () => changed.includes(session), WATCH);
       appendFileSync(session, '{"type":"assistant"}\n');
-      await until(() => changed.filter((p) => p === session).length >= 2, 'an append is reported');
+      await waitFor('an append is reported', () => changed.filter((p) => p === session).length >= 2, WATCH);
 
       // A change in the bridge home (the missing root's parent) is no change of a source.
       for (let i = 0; i < 5; i++) writeFileSync(join(home, '.agent-bridge', 'history.status.json'), `{"n":${i}}`);
@@ -53,7 +51,7 @@ describe('source watch', () => {
       await sleep(300); // chokidar sets up the new root's watch asynchronously
       const run = join(missing, 'job.json');
       writeFileSync(run, '{}');
-      await until(() => changed.includes(run), 'a file under the root that appeared is reported');
+      await waitFor('a file under the root that appeared is reported', () => changed.includes(run), WATCH);
     } finally {
       await watch.close();
     }

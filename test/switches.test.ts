@@ -9,15 +9,7 @@ import { describe, it } from 'node:test';
 import { HistoryService } from '../src/service/history-service.ts';
 import { cli, envFor, fixtureHome } from './helpers/home.ts';
 import { totals } from './helpers/store.ts';
-
-async function until(check: () => Promise<boolean> | boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
+import { waitFor } from './helpers/wait.ts';
 
 /** The store's record count once it has not moved for a second. */
 async function steadyRecords(home: string): Promise<number> {
@@ -59,14 +51,14 @@ describe('ingestion switches', () => {
     service.pressure(true); // before start: the worker starts paused
     await service.start();
     try {
-      await until(async () => (await service.status()).pausedBy.includes('pressure'), 'the pressure pause');
+      await waitFor('the pressure pause', async () => (await service.status()).pausedBy.includes('pressure'));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(totals(home).records, 0, 'nothing captured under pressure');
       service.pressure(false);
-      await until(async () => (await service.status()).counts.records > 0, 'capture after the pressure is released');
+      await waitFor('capture after the pressure is released', async () => (await service.status()).counts.records > 0);
       service.lockError();
-      await until(async () => (await service.status()).pausedBy.includes('cooldown'), 'the cooldown after a lock error');
-      await until(async () => !(await service.status()).pausedBy.includes('cooldown'), 'the end of the cooldown', 15_000);
+      await waitFor('the cooldown after a lock error', async () => (await service.status()).pausedBy.includes('cooldown'));
+      await waitFor('the end of the cooldown', async () => !(await service.status()).pausedBy.includes('cooldown'), { ms: 15_000 });
     } finally {
       await service.stop();
     }
@@ -79,22 +71,22 @@ describe('ingestion switches', () => {
     const service = new HistoryService({ env, mode: 'serve', pace: 'max' });
     await service.start();
     try {
-      await until(async () => (await service.status()).pausedBy.includes('config'), 'the config pause');
+      await waitFor('the config pause', async () => (await service.status()).pausedBy.includes('config'));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       // The store itself, not status().counts: those are refreshed at most every 5 s.
       assert.equal(totals(home).records, 0, 'nothing captured while switched off');
 
       setIngest(home, true);
-      await until(async () => {
+      await waitFor('capture after switching on', async () => {
         const s = await service.status();
         return s.counts.records > 0 && s.backlog.sources === 0 && s.discovery.passes > 0;
-      }, 'capture after switching on');
+      });
 
       // Off again: new bytes wait, and nothing captured is lost. A batch in
       // flight when the switch flips may still commit, so the count is taken
       // once it has held still for a second.
       setIngest(home, false);
-      await until(async () => (await service.status()).pausedBy.includes('config'), 'the second pause');
+      await waitFor('the second pause', async () => (await service.status()).pausedBy.includes('config'));
       const captured = await steadyRecords(home);
       assert.ok(captured > 0, 'the first capture committed records');
       const file = join(home, '.claude', 'projects', '-home-fixture-work-orchard-app-v2', 'e0ac3909-5c4b-4adf-8435-d642f59e06c1.jsonl');
@@ -103,7 +95,7 @@ describe('ingestion switches', () => {
       assert.equal(totals(home).records, captured, 'paused: the appended line is not captured yet');
 
       setIngest(home, true);
-      await until(() => totals(home).records > captured, 'the appended line after switching on again');
+      await waitFor('the appended line after switching on again', () => totals(home).records > captured);
     } finally {
       await service.stop();
     }
