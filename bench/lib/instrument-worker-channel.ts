@@ -18,6 +18,10 @@ export interface CommitSample {
   readonly cpuMs: number;
   readonly queueMs: number;
   readonly chunks: number;
+  /** The file sources of the chunks, in chunk order, each once. */
+  readonly sources: readonly string[];
+  /** The largest chunk. */
+  readonly maxChunkBytes: number;
   readonly rawBytes: number;
   readonly records: number;
   readonly documents: number;

@@ -41,7 +41,11 @@ HistoryActor.prototype.handle = function handle(this: HistoryActor, message: His
   const timing = timedHandle(this, message);
   const result = timing.result as CommitResult;
   let rawBytes = 0;
-  for (const chunk of message.chunks) rawBytes += chunk.bytes.length;
+  let maxChunkBytes = 0;
+  for (const chunk of message.chunks) {
+    rawBytes += chunk.bytes.length;
+    maxChunkBytes = Math.max(maxChunkBytes, chunk.bytes.length);
+  }
   const sample: CommitSample = {
     kind: 'commit',
     at: performance.timeOrigin + timing.started,
@@ -49,6 +53,8 @@ HistoryActor.prototype.handle = function handle(this: HistoryActor, message: His
     cpuMs: timing.cpuMs,
     queueMs: timing.queueMs,
     chunks: message.chunks.length,
+    sources: [...new Set(message.chunks.map((chunk) => chunk.source))],
+    maxChunkBytes,
     rawBytes,
     records: result.records,
     documents: result.documents,

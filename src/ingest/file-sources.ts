@@ -264,10 +264,12 @@ export class FileSources {
     const waiting = this.pending();
     // A source that had its turn yields to waiting ones: it stops giving chunks at once, and closes once they settled
     // (the next batch is gathered while one is in flight, so a lane that still gave chunks always has some there).
+    // A turn, once over, stays over: the source that took it has a lane now and no longer waits, yet the yielding
+    // source must not take its place again (two lanes before it in the batch would starve it); it queues again,
+    // behind those that waited (fewer visits).
     for (const active of [...this.lanes.values()]) {
-      const turnOver = active.batches >= limits.sourceTurnBatches && waiting.length > 0;
-      if (turnOver && !this.uncommitted.has(active.state.plan.id)) await this.closeLanes([active]);
-      else active.yielding = turnOver;
+      active.yielding ||= active.batches >= limits.sourceTurnBatches && waiting.length > 0;
+      if (active.yielding && !this.uncommitted.has(active.state.plan.id)) await this.closeLanes([active]);
     }
     for (const state of waiting) {
       if (this.readingLanes().length >= limits.sourcesPerBatch) break;
