@@ -8,7 +8,7 @@ import type { HistoryMessage, HistoryReplies } from '../protocols/history.ts';
 import type { Db } from '../src/store/open.ts';
 import { cursorsWithPrefix } from '../src/store/cursors.ts';
 import { onStore } from '../src/store/store-errors.ts';
-import { retainedBytes, retainedChunks, retainedPage, versionsOf } from '../src/store/records.ts';
+import { retainedBytes, retainedChunks, retainedPage, sourcesWithRecords, versionsOf } from '../src/store/records.ts';
 import { lastReindex, nextFileSource, otherRecordsAfter, recordsFrom, reindexProgress } from '../src/store/reindex-store.ts';
 import { loadScrubProgress, spanAt, spansFrom } from '../src/store/scrub-store.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
@@ -42,6 +42,8 @@ export class HistoryActor implements Actor<HistoryMessage, HistoryReplies> {
         return retainedChunks(this.db, message.source, message.generation);
       case 'retainedPage':
         return retainedPage(this.db, message.source, message.generation, message.from, message.limit);
+      case 'retainedSources':
+        return sourcesWithRecords(this.db, message.sources);
       case 'spansFrom':
         return spansFrom(this.db, message.source, message.generation, message.offset, message.maxBytes);
       case 'spanAt':

@@ -29,6 +29,12 @@ export type HistoryMessage =
   | { readonly type: 'spansFrom'; readonly source: string; readonly generation: number; readonly offset: number; readonly maxBytes: number }
   /** The record of one generation holding the byte at `offset` (spot checks when a file changes). */
   | { readonly type: 'spanAt'; readonly source: string; readonly generation: number; readonly offset: number }
+  /**
+   * Which of `sources` have a retained record, in any generation: one
+   * question for many sources, where asking `retained` of each would cost
+   * one round trip to the writer thread apiece (OpenCode rows, each a source).
+   */
+  | { readonly type: 'retainedSources'; readonly sources: readonly string[] }
   /** Retained bytes [from, to) of one generation (the start of a line a lane continues), or null where a record is missing. */
   | { readonly type: 'retainedBytes'; readonly source: string; readonly generation: number; readonly from: number; readonly to: number }
   | { readonly type: 'scrubProgress' }
@@ -78,6 +84,7 @@ export interface HistoryReplies {
   touch: void;
   retained: Iterable<{ offset: number; raw: Uint8Array }>;
   retainedPage: Array<{ offset: number; raw: Uint8Array }>;
+  retainedSources: string[];
   spansFrom: RetainedSpan[];
   spanAt: RetainedSpan | undefined;
   retainedBytes: Uint8Array | null;

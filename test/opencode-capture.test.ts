@@ -197,3 +197,61 @@ describe('OpenCode: a later observation (opencode-revision-1.sql)', () => {
     assert.equal(revisions('opencode:ses_313ff387fffe1jbvy232toq8go:session:'), 2);
   });
 });
+
+describe('OpenCode: rows met again with their records retained (their cursors lost)', () => {
+  // Each row is a source of its own, and a page of listed rows asks once which of them have records
+  // (src/sources/opencode/copy.ts). Rows met again with records are recognised slice by slice; a row whose
+  // bytes changed under the same key (same id and time_updated) goes to the next generation.
+  const PART = 'prt_cec01c180001VBZRc6RqVY7Dyu';
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  let first: Map<string, string>;
+  let changed: Buffer;
+
+  const records = (): Map<string, string> =>
+    new Map(
+      withStore(home, (db) => db.prepare('SELECT source, generation, offset, raw FROM conversation_records').all() as Array<{ source: string; generation: number; offset: number; raw: Buffer }>).map((r) => [
+        `${r.source}|${r.generation}|${r.offset}`,
+        sha256(r.raw),
+      ]),
+    );
+
+  before(async () => {
+    ({ home } = fixtureHome());
+    env = envFor(home);
+    await ingest(env);
+    first = records();
+    const historyDb = join(home, '.agent-bridge', 'history.db');
+    const lost = execFileSync(process.execPath, ['-e', `const D = require(${JSON.stringify(sqliteModule)}); const db = new D(process.argv[1]);
+      console.log(db.prepare("DELETE FROM history_cursors WHERE source LIKE 'durable-message%' OR source LIKE 'durable-part%'").run().changes); db.close();`, historyDb]);
+    assert.ok(Number(lost.toString()) > 0, 'row cursors were there to lose');
+    // The same part, other bytes, the same time_updated (OpenCode rewrote it without a new time).
+    const opencodeDb = join(home, OPENCODE_DIR, 'opencode.db');
+    const rewrite = `const D = require(${JSON.stringify(sqliteModule)}); const db = new D(process.argv[1]); db.pragma('journal_mode = WAL');
+      db.prepare("UPDATE part SET data = json_set(data, '$.text', 'samekeypelican ' || json_extract(data, '$.text')) WHERE id = ?").run(process.argv[2]);
+      process.stdout.write(db.prepare('SELECT data FROM part WHERE id = ?').pluck().get(process.argv[2])); db.close();`;
+    changed = execFileSync(process.execPath, ['-e', rewrite, opencodeDb, PART]);
+    await ingest(env);
+  });
+
+  it('keeps every record, and adds none for a row whose bytes are retained already', () => {
+    const now = records();
+    for (const [key, digest] of first) assert.equal(now.get(key), digest, key);
+    const added = [...now.keys()].filter((key) => !first.has(key));
+    assert.ok(added.length > 0, 'the changed part was retained');
+    assert.deepEqual(added.filter((key) => !key.includes(`:part:${PART}:`)), []);
+  });
+
+  it('retains the changed part in the next generation of the same key, whole', async () => {
+    const rows = withStore(home, (db) =>
+      db.prepare('SELECT source, generation, raw FROM conversation_records WHERE source LIKE ? ORDER BY generation, offset').all(`%:part:${PART}:%`),
+    ) as Array<{ source: string; generation: number; raw: Buffer }>;
+    const generation1 = rows.filter((r) => r.generation === 1);
+    assert.equal(new Set(generation1.map((r) => r.source)).size, 1, 'one key has a generation 1');
+    const key = generation1[0]?.source;
+    assert.ok(rows.some((r) => r.source === key && r.generation === 0), 'beside its generation 0, kept');
+    assert.ok(Buffer.concat(generation1.map((r) => r.raw)).equals(changed), 'its slices are the changed data');
+    const hits = await search(env, 'samekeypelican');
+    assert.equal(hits.length, 1);
+  });
+});

@@ -3,6 +3,7 @@
 
 import type { RetainedVersion } from '../../protocols/history.ts';
 import type { Db } from './open.ts';
+import { prepared } from './statements.ts';
 
 export interface RetainedChunk {
   readonly offset: number;
@@ -14,9 +15,20 @@ export const RETAINED_PAGE = 8;
 
 /** Up to `limit` records of one (source, generation) from offset `from` on, in offset order. */
 export function retainedPage(db: Db, source: string, generation: number, from: number, limit: number): RetainedChunk[] {
-  return db
-    .prepare('SELECT offset, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset >= ? ORDER BY offset LIMIT ?')
-    .all(source, generation, from, limit) as RetainedChunk[];
+  return prepared(db, 'SELECT offset, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset >= ? ORDER BY offset LIMIT ?').all(
+    source,
+    generation,
+    from,
+    limit,
+  ) as RetainedChunk[];
+}
+
+/** Those of `sources` that have at least one retained record (in any generation), each once. */
+export function sourcesWithRecords(db: Db, sources: readonly string[]): string[] {
+  if (sources.length === 0) return [];
+  return prepared(db, 'SELECT DISTINCT source FROM conversation_records WHERE source IN (SELECT value FROM json_each(?))')
+    .pluck()
+    .all(JSON.stringify(sources)) as string[];
 }
 
 /**

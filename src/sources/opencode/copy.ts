@@ -12,7 +12,7 @@
 // A row still being written (serve mode) is left until it settles, so the
 // revision retained is the settled one and is always copied completely.
 
-import { contentHash, chooseSlot, type Slot } from './slices.ts';
+import { contentHash, chooseSlot, type Retained, type Slot } from './slices.ts';
 import type { RowCursor } from './cursor.ts';
 import { rowSource, type RowTable } from '../../keys/opencode.ts';
 import type { RowData } from './queries.ts';
@@ -77,6 +77,21 @@ function continuePending(out: StepOutput, deps: StepDeps, session: SessionRef, t
   return copyRevision(out, deps, session, table, pending.id, row, base, slot);
 }
 
+/**
+ * The rows of a listed page with their retained records looked up together:
+ * a source with none (every row of a first capture) is answered here, the
+ * others by `retained`, one round trip to the writer thread for the page
+ * instead of one per row. Asked when the page is listed, a moment before
+ * each row's own question was asked: either answer may be overtaken by a
+ * record committed since, which the commit compares byte for byte with what
+ * it brings (appender.ts).
+ */
+function pageRetained(deps: StepDeps, session: SessionRef, table: RowTable, heads: ReadonlyArray<{ id: string; time_updated: number }>): StepDeps {
+  const present = deps.retainedAmong(heads.map((head) => rowSource(deps.tag, session.id, table, head.id, head.time_updated)));
+  const retained: Retained = (source, generation) => (present.has(source) ? deps.retained(source, generation) : []);
+  return { ...deps, retained };
+}
+
 export function copyTable(out: StepOutput, deps: StepDeps, session: SessionRef, table: RowTable, start: RowCursor): TableProgress {
   let cursor = continuePending(out, deps, session, table, start);
   if (cursor.pending !== null) return { cursor, caughtUp: false, unsettled: false };
@@ -85,6 +100,7 @@ export function copyTable(out: StepOutput, deps: StepDeps, session: SessionRef, 
     if (out.exhausted) return { cursor, caughtUp: false, unsettled: false };
     const heads = deps.q.rowsAfter(table, session.id, cursor, LIST_PAGE);
     if (heads.length === 0) return { cursor, caughtUp: true, unsettled: false };
+    const listed = pageRetained(deps, session, table, heads);
     for (const head of heads) {
       if (deps.settledBefore !== null && head.time_updated > deps.settledBefore) return { cursor, caughtUp: false, unsettled: true };
       if (out.exhausted) return { cursor, caughtUp: false, unsettled: false };
@@ -94,7 +110,7 @@ export function copyTable(out: StepOutput, deps: StepDeps, session: SessionRef, 
         continue;
       }
       if (row.time_updated !== head.time_updated) break; // changed since the listing: list again
-      cursor = copyRevision(out, deps, session, table, head.id, row, cursor, null);
+      cursor = copyRevision(out, listed, session, table, head.id, row, cursor, null);
       if (cursor.pending !== null) return { cursor, caughtUp: false, unsettled: false };
     }
   }

@@ -123,6 +123,7 @@ export class OpenCodeDatabase {
         tag: this.tag,
         q,
         retained: (source, generation) => this.deps.history({ type: 'retained', source, generation }),
+        retainedAmong: (sources) => new Set(this.deps.history({ type: 'retainedSources', sources })),
         settledBefore: this.deps.mode === 'once' ? null : now - this.deps.limits.settleMs,
       };
       if (!this.loaded) this.load();

@@ -64,6 +64,8 @@ export interface StepDeps {
   readonly tag: string;
   readonly q: Queries;
   readonly retained: Retained;
+  /** Which of these sources have a retained record (one question for a page of rows). */
+  readonly retainedAmong: (sources: readonly string[]) => ReadonlySet<string>;
   /** Rows updated after this time are still being written: left for a later step (serve); null takes everything (once). */
   readonly settledBefore: number | null;
 }
