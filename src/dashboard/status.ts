@@ -12,7 +12,8 @@ import type { HealthStatus } from '../../protocols/health.ts';
 import type { StoreCounts as Counts } from '../../protocols/history.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { healthStatus } from '../status/health.ts';
-import { hasTable, openReader, type Db } from '../store/open.ts';
+import { storeCounts } from '../store/counts.ts';
+import { openReader } from '../store/open.ts';
 
 export interface DashboardStatus extends HealthStatus {
   /** What the store holds (null before anything was captured). */
@@ -20,19 +21,6 @@ export interface DashboardStatus extends HealthStatus {
 }
 
 const COUNTS_TTL_MS = 5000;
-
-/** Counts from the small per-conversation stats table where there is one (a full scan of raw bytes otherwise). */
-function cheapCounts(db: Db): Counts {
-  const one = (sql: string): number => (db.prepare(sql).pluck().get() as number | null) ?? 0;
-  const stats = hasTable(db, 'history_conversation_stats');
-  return {
-    sources: one('SELECT count(*) FROM conversation_sources'),
-    conversations: one('SELECT count(*) FROM conversations'),
-    records: stats ? one('SELECT coalesce(sum(records), 0) FROM history_conversation_stats') : one('SELECT count(*) FROM conversation_records'),
-    documents: one('SELECT count(*) FROM history_documents'),
-    rawBytes: stats ? one('SELECT coalesce(sum(bytes), 0) FROM history_conversation_stats') : one('SELECT coalesce(sum(length(raw)), 0) FROM conversation_records'),
-  };
-}
 
 /** Fields that change on every build without anything having happened (left out when deciding whether to push an event). */
 export function statusChangeKey(status: DashboardStatus): string {
@@ -48,7 +36,7 @@ export class StatusBuilder {
     if (this.counts !== null && now - this.counts.at < COUNTS_TTL_MS) return this.counts.value;
     const db = openReader(this.paths.historyDb);
     try {
-      this.counts = { at: now, value: db === null ? null : cheapCounts(db) };
+      this.counts = { at: now, value: db === null ? null : storeCounts(db) };
     } finally {
       db?.close();
     }
