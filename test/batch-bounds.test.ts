@@ -15,6 +15,7 @@ import { instrumentedHistoryService } from '../bench/lib/instrumented-service.ts
 import { LIMITS } from '../src/config/limits.ts';
 import { envFor, prng, tempDir } from './helpers/home.ts';
 import { withStore } from './helpers/store.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const MiB = 1024 * 1024;
 
@@ -56,13 +57,14 @@ describe('capture batches', () => {
     try {
       const service = new HistoryService({ env: envFor(home), mode: 'once', pace: 'max' });
       await service.start();
+      let batches: number;
       try {
-        await service.finished();
+        batches = (await service.finished()).batches;
       } finally {
         await service.stop();
       }
-      // Samples are posted before each commit's reply; the last few may still be in the channel.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // A commit's sample is posted before its reply, but crosses another channel: the last ones may still be on the way.
+      await waitFor(() => `${batches} commit samples (${commits.length} came)`, () => commits.length >= batches, { ms: 10_000, everyMs: 20 });
     } finally {
       channel.close();
     }
