@@ -37,6 +37,12 @@ async function ingest(env: NodeJS.ProcessEnv): Promise<void> {
   assert.equal(run.code, 0, run.stderr);
 }
 
+/** Every record of the home's store, `source|generation|offset` → the sha256 of its bytes. */
+function recordDigests(home: string): Map<string, string> {
+  const rows = withStore(home, (db) => db.prepare('SELECT source, generation, offset, raw FROM conversation_records').all()) as Array<{ source: string; generation: number; offset: number; raw: Buffer }>;
+  return new Map(rows.map((r) => [`${r.source}|${r.generation}|${r.offset}`, sha256(r.raw)]));
+}
+
 /** The session of each row a keyword is in (the manifest omits it for a revised part: look it up). */
 function keywordSessions(dbPath: string, rows: Array<{ table: string; id: string; session_id?: string }>): Set<string> {
   return new Set(rows.map((row) => row.session_id ?? readRows<{ session_id: string }>(dbPath, `SELECT session_id FROM ${row.table} WHERE id = ?`, row.id)[0]?.session_id ?? '?'));
@@ -153,19 +159,11 @@ describe('OpenCode: a later observation (opencode-revision-1.sql)', () => {
   let env: NodeJS.ProcessEnv;
   let first: Map<string, string>;
 
-  const records = (): Map<string, string> =>
-    new Map(
-      withStore(home, (db) => db.prepare('SELECT source, generation, offset, raw FROM conversation_records').all() as Array<{ source: string; generation: number; offset: number; raw: Buffer }>).map((r) => [
-        `${r.source}|${r.generation}|${r.offset}`,
-        sha256(r.raw),
-      ]),
-    );
-
   before(async () => {
     ({ home } = fixtureHome());
     env = envFor(home);
     await ingest(env);
-    first = records();
+    first = recordDigests(home);
     // Another process (as OpenCode would be) applies the revision.
     const script = `const D = require(${JSON.stringify(sqliteModule)}); const fs = require('fs');
       const db = new D(process.argv[1]); db.pragma('journal_mode = WAL'); db.exec(fs.readFileSync(process.argv[2], 'utf8')); db.close();`;
@@ -174,7 +172,7 @@ describe('OpenCode: a later observation (opencode-revision-1.sql)', () => {
   });
 
   it('keeps every record of the first observation byte-identical and grows the record count', () => {
-    const now = records();
+    const now = recordDigests(home);
     for (const [key, digest] of first) assert.equal(now.get(key), digest, key);
     assert.ok(now.size > first.size);
   });
@@ -190,7 +188,7 @@ describe('OpenCode: a later observation (opencode-revision-1.sql)', () => {
   });
 
   it('retains the revised part, message and session as new revisions beside the old ones', () => {
-    const sources = [...records().keys()].map((k) => k.split('|')[0] as string);
+    const sources = [...recordDigests(home).keys()].map((k) => k.split('|')[0] as string);
     const revisions = (fragment: string): number => new Set(sources.filter((s) => s.includes(fragment))).size;
     assert.equal(revisions(':part:prt_cec01c180001VBZRc6RqVY7Dyu:'), 2);
     assert.equal(revisions(':message:msg_cec01b5c8001Pl6xUbAWXcOs7s:'), 2);
@@ -208,19 +206,11 @@ describe('OpenCode: rows met again with their records retained (their cursors lo
   let first: Map<string, string>;
   let changed: Buffer;
 
-  const records = (): Map<string, string> =>
-    new Map(
-      withStore(home, (db) => db.prepare('SELECT source, generation, offset, raw FROM conversation_records').all() as Array<{ source: string; generation: number; offset: number; raw: Buffer }>).map((r) => [
-        `${r.source}|${r.generation}|${r.offset}`,
-        sha256(r.raw),
-      ]),
-    );
-
   before(async () => {
     ({ home } = fixtureHome());
     env = envFor(home);
     await ingest(env);
-    first = records();
+    first = recordDigests(home);
     const historyDb = join(home, '.agent-bridge', 'history.db');
     const lost = execFileSync(process.execPath, ['-e', `const D = require(${JSON.stringify(sqliteModule)}); const db = new D(process.argv[1]);
       console.log(db.prepare("DELETE FROM history_cursors WHERE source LIKE 'durable-message%' OR source LIKE 'durable-part%'").run().changes); db.close();`, historyDb]);
@@ -235,7 +225,7 @@ describe('OpenCode: rows met again with their records retained (their cursors lo
   });
 
   it('keeps every record, and adds none for a row whose bytes are retained already', () => {
-    const now = records();
+    const now = recordDigests(home);
     for (const [key, digest] of first) assert.equal(now.get(key), digest, key);
     const added = [...now.keys()].filter((key) => !first.has(key));
     assert.ok(added.length > 0, 'the changed part was retained');
