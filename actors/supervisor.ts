@@ -44,6 +44,7 @@ import type { HistoryAsk, StoreCounts } from '../protocols/history.ts';
 import { WriterClient } from '../src/service/writer-client.ts';
 import { WriterLock } from '../src/store/writer-lock.ts';
 import { WalCheckpointer } from '../src/store/checkpointer.ts';
+import { providerAsk } from '../src/service/provider-reads.ts';
 import { recoverHome } from '../src/recover/recover.ts';
 import { pendingRecover, type RecoverRequest, writeRecoverOutcome } from '../src/recover/requests.ts';
 import { fileIdentity } from '../src/config/file-signature.ts';
@@ -261,14 +262,16 @@ export class Supervisor {
     const paths = this.paths as HistoryPaths;
     const settings = this.settings as SettingsWatcher;
     const history = writer.ask;
+    // Providers read their own committed keys on this thread's connection (src/service/provider-reads.ts).
+    const providerHistory = providerAsk((message) => running.history.handle(message), history);
     const parser = new ParserPool(parserThreads(options.env as NodeJS.ProcessEnv));
     const projects = new ProjectResolver();
     const requests = new ReindexRequests(reindexRequestPath(paths));
     let scheduler: Scheduler | null = null;
     // This thread's connection checkpoints what the writer thread commits (src/store/checkpointer.ts).
     const checkpointer = new WalCheckpointer(running.db);
-    const opencode = new OpenCodeProvider({ paths, limits: this.limits, history, resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
-    const bridge = new BridgeProvider({ paths, limits: this.limits, history, resolveProject: (cwd) => projects.resolve(cwd) });
+    const opencode = new OpenCodeProvider({ paths, limits: this.limits, history: providerHistory, resolveProject: (cwd) => projects.resolve(cwd), mode: options.mode });
+    const bridge = new BridgeProvider({ paths, limits: this.limits, history: providerHistory, resolveProject: (cwd) => projects.resolve(cwd) });
     const discovery = new DiscoveryActor(paths, this.limits, options.mode, (path) => scheduler?.changed(path));
     const mirror = mirrorsDisabled(options.env)
       ? null

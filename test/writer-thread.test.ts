@@ -5,8 +5,9 @@
 // sent, reflects everything sent before it; a retained generation crosses
 // a page at a time, byte for byte; store errors cross as their HistoryError
 // codes; a sent commit moves its chunks' bytes to the writer thread, and a
-// chunk whose bytes are gone is refused; a closed or unopenable writer says
-// so. And, end to end, a capture whose store is locked by someone else for
+// chunk whose bytes are gone is refused; a chunk commits only where its
+// source's committed cursor ends, so a batch sent behind one that failed
+// cannot skip what it left out; a closed or unopenable writer says so. And, end to end, a capture whose store is locked by someone else for
 // longer than the busy timeout reads the refused batches again from the
 // committed cursors and stores every byte exactly once, in file order.
 
@@ -30,7 +31,12 @@ import { tilingProblems, withStore } from './helpers/store.ts';
 
 const SESSION = '70000000-0000-4000-8000-000000000001';
 const PATH = `/capture/${SESSION}.jsonl`;
-const PLAN: SourcePlan = { id: PATH, path: PATH, format: 'claude', ownAgentId: null, conversation: { id: `claude:${SESSION}`, agent: 'claude', session: SESSION, parent: null, kind: 'transcript' } };
+/** A registered Claude Code session file (its path is its source id). */
+function planOf(session: string): SourcePlan {
+  const path = `/capture/${session}.jsonl`;
+  return { id: path, path, format: 'claude', ownAgentId: null, conversation: { id: `claude:${session}`, agent: 'claude', session, parent: null, kind: 'transcript' } };
+}
+const PLAN = planOf(SESSION);
 
 /** A store with the current schema, made as the supervisor's own connection makes it before capture starts. */
 function newStore(): string {
@@ -39,15 +45,16 @@ function newStore(): string {
   return path;
 }
 
-/** Batches of one line each, continuing at `offset`: each commits one record. */
-function lineChunks(count: number, from = 0): { chunks: CommitChunk[]; bytes: Uint8Array[] } {
+/** Batches of one line each of `plan`'s source, continuing at `offset`: each commits one record. */
+function lineChunks(count: number, from = 0, plan = PLAN): { chunks: CommitChunk[]; bytes: Uint8Array[] } {
   const chunks: CommitChunk[] = [];
   const bytes: Uint8Array[] = [];
+  const { session, id: conversation } = plan.conversation;
   let offset = from;
   for (let n = 0; n < count; n++) {
-    const line = new TextEncoder().encode(claudeLine(SESSION, `threadword${n} ${'é'.repeat(n)} line ${n}`));
-    const parsed = parseChunk({ format: 'claude', bytes: line, offset, startsMidLine: false, carry: '', continues: false, context: { conversation: `claude:${SESSION}`, session: SESSION, ownAgentId: null } });
-    chunks.push({ source: PATH, conversation: `claude:${SESSION}`, generation: 0, offset, bytes: line, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + line.length, mtimeMs: 0 } });
+    const line = new TextEncoder().encode(claudeLine(session, `threadword${n} ${'é'.repeat(n)} line ${n}`));
+    const parsed = parseChunk({ format: 'claude', bytes: line, offset, startsMidLine: false, carry: '', continues: false, context: { conversation, session, ownAgentId: null } });
+    chunks.push({ source: plan.id, conversation, generation: 0, offset, bytes: line, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + line.length, mtimeMs: 0 } });
     bytes.push(line.slice()); // a copy: a sent commit takes its chunks' bytes along
     offset += line.length;
   }
@@ -124,6 +131,45 @@ describe('the writer thread', () => {
     }
   });
 
+  it('commits a chunk only where its source\'s committed cursor ends: what a refused batch left out, no later batch skips', async () => {
+    const client = await WriterClient.open(newStore());
+    const other = planOf('70000000-0000-4000-8000-000000000002');
+    try {
+      client.ask({ type: 'register', plans: [PLAN, other] });
+      const { chunks, bytes } = lineChunks(3);
+      const [first, second, third] = chunks as [CommitChunk, CommitChunk, CommitChunk];
+      await client.send({ type: 'commit', chunks: [first], rows: [] });
+      // Sent back to back, as the capture loop sends a batch before the one ahead of it is answered. The first fails
+      // in the writer thread (its chunk names a conversation nobody registered); the second continues its chunk; the
+      // third is another source's and depends on neither.
+      const refused = client.send({ type: 'commit', chunks: [{ ...second, conversation: 'claude:unregistered' }], rows: [] });
+      const behind = client.send({ type: 'commit', chunks: [third], rows: [] });
+      const independent = client.send({ type: 'commit', chunks: lineChunks(1, 0, other).chunks, rows: [] });
+      assert.ok((await rejection(refused)) instanceof Error);
+      const gap = await rejection(behind);
+      assert.ok(gap instanceof HistoryError && gap.code === 'INTERNAL', String(gap));
+      const firstEnd = (bytes[0] as Uint8Array).length;
+      assert.match(gap.message, new RegExp(`offset ${firstEnd + (bytes[1] as Uint8Array).length} does not continue its committed cursor \\(generation 0, offset ${firstEnd}\\)`));
+      assert.equal((await independent).value.records, 1);
+      const cursors = new Map(client.ask({ type: 'loadSources' }).map((s) => [s.id, s.cursor]));
+      assert.equal(cursors.get(PATH)?.offset, firstEnd, 'the cursor stays where the last commit of the source left it');
+      assert.deepEqual(Buffer.concat([...client.ask({ type: 'retained', source: PATH, generation: 0 })].map((r) => r.raw)), Buffer.from(bytes[0] as Uint8Array));
+      // An older generation, or a newer one that does not start at its first byte, is refused too.
+      const [again] = lineChunks(1, firstEnd).chunks as [CommitChunk];
+      const older = await rejection(client.send({ type: 'commit', chunks: [{ ...again, generation: -1 }], rows: [] }));
+      assert.ok(older instanceof HistoryError && /does not continue/.test(older.message), String(older));
+      const [late] = lineChunks(1, firstEnd).chunks as [CommitChunk];
+      const newer = await rejection(client.send({ type: 'commit', chunks: [{ ...late, generation: 1 }], rows: [] }));
+      assert.ok(newer instanceof HistoryError && /does not continue/.test(newer.message), String(newer));
+      // Read again from the committed cursor, the rest commits in order.
+      const rest = lineChunks(2, firstEnd).chunks;
+      const reply = await client.send({ type: 'commit', chunks: rest, rows: [] });
+      assert.equal(reply.value.records, 2);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('refuses a store it cannot open, and every ask once closed', async () => {
     const damaged = join(tempDir(), 'history.db');
     writeFileSync(damaged, Buffer.alloc(8192, 0x5a));
@@ -164,68 +210,92 @@ describe('a writer thread that ends on its own', () => {
   });
 });
 
+/**
+ * `ingest --once` of `home` while another connection holds history.db's write lock for 4.5 s once `after` records
+ * are in: longer than the writer's 3 s busy timeout, so the batches in flight then fail. Returns how many records
+ * were in when the lock was taken, and how many in the end.
+ */
+async function captureThroughLock(home: string, after = 1): Promise<{ lockedAt: number; total: number }> {
+  const env = envFor(home, { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
+  const historyDb = join(home, '.agent-bridge', 'history.db');
+  const run = cli(['ingest', '--once', '--pace', 'max', '--json'], env);
+  let lockedAt = -1;
+  const deadline = Date.now() + 120_000;
+  while (lockedAt < 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    let db: Database.Database;
+    try {
+      db = new Database(historyDb, { fileMustExist: true });
+    } catch {
+      continue; // not created yet
+    }
+    try {
+      db.pragma('busy_timeout = 0');
+      const records = (() => {
+        try {
+          return db.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number;
+        } catch {
+          return 0; // schema not there yet
+        }
+      })();
+      if (records >= after) {
+        try {
+          db.exec('BEGIN IMMEDIATE');
+        } catch {
+          continue; // the writer holds it this instant
+        }
+        lockedAt = records;
+        await new Promise((resolve) => setTimeout(resolve, 4500));
+        db.exec('ROLLBACK');
+      }
+    } finally {
+      db.close();
+    }
+  }
+  const result = await run;
+  assert.equal(result.code, 0, result.stderr);
+  const total = withStore(home, (db) => db.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number);
+  return { lockedAt, total };
+}
+
+/** Every file's bytes stored once, in file order, with no gap or overlap; records committed in file order. */
+function assertStoredOnce(home: string, files: readonly string[]): void {
+  withStore(home, (db) => {
+    assert.deepEqual(tilingProblems(db), []);
+    // Committed in file order: a conversation reads its records in id order.
+    const outOfOrder = db
+      .prepare('SELECT count(*) FROM conversation_records a JOIN conversation_records b ON a.source = b.source AND a.generation = b.generation AND a.offset < b.offset AND a.id > b.id')
+      .pluck()
+      .get();
+    assert.equal(outOfOrder, 0, 'records committed out of file order');
+    const stored = db.prepare('SELECT r.raw FROM conversation_records r JOIN conversation_sources s ON s.id = r.source WHERE s.path = ? AND r.generation = 0 ORDER BY r.offset').pluck();
+    for (const file of files) assert.deepEqual(Buffer.concat(stored.all(file) as Buffer[]), readFileSync(file), file);
+  });
+}
+
 describe('capture with its store locked by another connection', () => {
   it('retries its batches in order once the lock is gone: every byte stored once', async () => {
     const home = tempDir();
     const files: string[] = [];
     // About 12 MB in 64 KiB chunks: hundreds of batches, so the lock falls in the middle of the capture.
     for (let i = 0; i < 6; i++) files.push(claudeSession(home, { session: `71000000-0000-4000-8000-00000000000${i}`, lines: 800, word: 'lockotter', fill: 2500 }));
-    const env = envFor(home, { AGENT_BRIDGE_HISTORY_MIRRORS: 'off' });
-    const historyDb = join(home, '.agent-bridge', 'history.db');
-    const run = cli(['ingest', '--once', '--pace', 'max', '--json'], env);
+    const { lockedAt, total } = await captureThroughLock(home);
+    assert.ok(lockedAt > 0 && lockedAt < total, `the lock was taken mid-capture (${lockedAt} of ${total} records)`);
+    assertStoredOnce(home, files);
+  });
 
-    // Once some records are in, hold a write lock for 4.5 s: longer than the writer's 3 s busy timeout.
-    let lockedAt = -1;
-    const deadline = Date.now() + 120_000;
-    while (lockedAt < 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      let db: Database.Database;
-      try {
-        db = new Database(historyDb, { fileMustExist: true });
-      } catch {
-        continue; // not created yet
-      }
-      try {
-        db.pragma('busy_timeout = 0');
-        const records = (() => {
-          try {
-            return db.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number;
-          } catch {
-            return 0; // schema not there yet
-          }
-        })();
-        if (records > 0) {
-          try {
-            db.exec('BEGIN IMMEDIATE');
-          } catch {
-            continue; // the writer holds it this instant
-          }
-          lockedAt = records;
-          await new Promise((resolve) => setTimeout(resolve, 4500));
-          db.exec('ROLLBACK');
-        }
-      } finally {
-        db.close();
-      }
+  it('of many small files: a batch sent behind a failed one commits what did not depend on it, and the rest is read again', async () => {
+    const home = tempDir();
+    const files: string[] = [];
+    // Files of one chunk each (about 20 KB), so a batch and the one sent behind it hold different files: when the
+    // first fails on the lock, the second commits once the lock is gone, and the capture goes on from both outcomes.
+    for (let i = 0; i < 600; i++) {
+      files.push(claudeSession(home, { session: `73000000-0000-4000-8000-${String(i).padStart(12, '0')}`, lines: 8, word: 'smallotter', fill: 2500 }));
     }
-    const result = await run;
-    assert.equal(result.code, 0, result.stderr);
-    const expected = Buffer.concat(files.map((file) => readFileSync(file)));
-    withStore(home, (db) => {
-      const total = db.prepare('SELECT count(*) FROM conversation_records').pluck().get() as number;
-      assert.ok(lockedAt > 0 && lockedAt < total, `the lock was taken mid-capture (${lockedAt} of ${total} records)`);
-      assert.deepEqual(tilingProblems(db), []);
-      // Committed in file order: a conversation reads its records in id order.
-      const outOfOrder = db
-        .prepare('SELECT count(*) FROM conversation_records a JOIN conversation_records b ON a.source = b.source AND a.generation = b.generation AND a.offset < b.offset AND a.id > b.id')
-        .pluck()
-        .get();
-      assert.equal(outOfOrder, 0, 'records committed out of file order');
-      const stored = files.map((file) =>
-        Buffer.concat(db.prepare('SELECT r.raw FROM conversation_records r JOIN conversation_sources s ON s.id = r.source WHERE s.path = ? AND r.generation = 0 ORDER BY r.offset').pluck().all(file) as Buffer[]),
-      );
-      assert.deepEqual(Buffer.concat(stored), expected);
-    });
+    // Well into the capture: past the first discovery pass, whose questions to the writer thread would wait on the lock too.
+    const { lockedAt, total } = await captureThroughLock(home, 200);
+    assert.ok(lockedAt > 0 && lockedAt < total, `the lock was taken mid-capture (${lockedAt} of ${total} records)`);
+    assertStoredOnce(home, files);
   });
 });
 

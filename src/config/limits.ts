@@ -17,6 +17,13 @@ export interface Limits {
   readonly batchRawBytes: number;
   /** Chunks a source may have read and parsed ahead of the writer. */
   readonly readAheadChunks: number;
+  /**
+   * Batches sent to the writer thread whose commit has not been settled. With
+   * two, the next batch waits in the writer thread's queue while the history
+   * worker settles the one before and gathers more, so the writer thread does
+   * not idle between commits.
+   */
+  readonly batchesInFlight: number;
   /** Consecutive batches one source may take before others get a turn. */
   readonly sourceTurnBatches: number;
   /** Delay between batches while a backlog remains (pace "spec"). */
@@ -158,6 +165,7 @@ export const LIMITS: Limits = {
   batchBodyBytes: 512 * 1024,
   batchRawBytes: 128 * 1024,
   readAheadChunks: 8,
+  batchesInFlight: 2,
   sourceTurnBatches: 32,
   backlogIntervalMs: 100,
   idlePollMs: 2000,

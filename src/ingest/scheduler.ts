@@ -7,7 +7,9 @@
 //   batch     up to two file sources (read ahead and parsed in the pool) and
 //             one unit of work from each record provider, in one commit,
 //             sent to the writer thread: the next batch's files are read and
-//             parsed while it commits (one batch in flight at most);
+//             parsed while it commits, and it is sent before the batch ahead
+//             of it settled (limits.batchesInFlight), so the writer thread
+//             always has the next commit queued;
 //   reindex   one bounded step of a reindex in progress;
 //   mirror    after a real timer yield, one bounded step of the project
 //             replicas (outside every capture transaction); while capture has
@@ -18,9 +20,12 @@
 // Invariants: source reads and project lookups happen before the commit, never
 // inside it; a cursor in memory only moves after the history actor committed
 // it, and a source with chunks in flight gets no new lane until they settle
-// (FileSources.settled); providers give their next unit only after the
-// previous batch settled; any failure leaves committed state as it was and is
-// retried.
+// (FileSources.settled); a provider gives its next unit only once none of its
+// units is in flight; batches settle in the order sent, and when one fails,
+// every batch sent after it is settled with it (the writer thread refuses a
+// chunk that does not continue its source's committed cursor, so what was
+// read past the gap is given up, and what did not depend on it commits); any
+// failure leaves committed state as it was and is retried.
 
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, deserializeError, serializeError, toHistoryError } from '../../protocols/errors.ts';
@@ -97,6 +102,8 @@ interface InFlight {
   readonly work: Work;
   readonly fileBytes: number;
   readonly reply: Promise<Timed<CommitResult>>;
+  /** The writer thread answered (the reply settles without waiting). */
+  answered: boolean;
 }
 
 export interface SchedulerTotals {
@@ -110,7 +117,8 @@ export interface SchedulerTotals {
 export class Scheduler {
   private files: FileSources | null = null;
   private scrubber: Scrubber | null = null;
-  private inFlight: InFlight | null = null;
+  /** Batches sent and not yet settled, oldest first (at most limits.batchesInFlight). */
+  private readonly inFlight: InFlight[] = [];
   /** A merge step sent behind a batch in flight; its failure is raised at the next merge. */
   private mergeFailure: unknown = null;
   private pressure = false;
@@ -237,8 +245,8 @@ export class Scheduler {
         await this.sleep(backlog ? (this.options.pace === 'max' ? 0 : limits.backlogIntervalMs) : limits.idlePollMs);
       }
     } finally {
-      // The batch in flight commits or fails before its lanes close.
-      await this.settle().catch(() => undefined);
+      // The batches in flight commit or fail before their lanes close.
+      await this.settleUntil(0).catch(() => undefined);
       try {
         scrubber.flush(this.now());
       } catch {
@@ -319,7 +327,7 @@ export class Scheduler {
     this.raiseMergeFailure();
     const { limits } = this.options;
     const step = this.ports.send({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing });
-    if (this.inFlight === null) {
+    if (this.inFlight.length === 0) {
       const more = (await step).value;
       // A step sent earlier failed before this one answered (replies come in send order): not left unsaid.
       this.raiseMergeFailure();
@@ -379,10 +387,16 @@ export class Scheduler {
 
   // ---- batches --------------------------------------------------------------
 
-  /** One unit of work from every provider that has some (a failing provider is skipped and reports its problem). */
+  /**
+   * One unit of work from every provider that has some and none in flight (a
+   * unit continues from its provider's committed state; a failing provider is
+   * skipped and reports its problem).
+   */
   private async providerRows(): Promise<RowBatch[]> {
     const rows: RowBatch[] = [];
+    const busy = new Set(this.inFlight.flatMap((flight) => flight.work.rows.map((batch) => batch.provider)));
     for (const provider of this.ports.providers) {
+      if (busy.has(provider.name)) continue;
       try {
         const batch = await provider.next();
         if (batch !== null) rows.push(batch);
@@ -396,17 +410,19 @@ export class Scheduler {
 
   /**
    * One batch: the next file chunks are gathered (read and parsed) while the
-   * batch in flight commits; once it settled, the providers give their unit,
-   * and the new batch is sent. Returns whether a backlog remains.
+   * batches in flight commit; those that were answered settle, and the
+   * oldest is waited for while the writer thread holds as many as it may;
+   * then the providers give their units, and the new batch is sent. Returns
+   * whether a backlog remains.
    */
   private async batch(): Promise<boolean> {
     const files = this.files as FileSources;
     const gathered = { ...(await files.gather()), rows: [] };
     let settled: 'done' | 'busy' | 'failed' = 'failed';
     try {
-      settled = await this.settle();
+      settled = await this.settleUntil(this.options.limits.batchesInFlight - 1);
     } finally {
-      // The batch in flight was given up: what was gathered behind it read past its cursors, so it goes with it.
+      // A batch in flight was given up: what was gathered behind it read past its cursors, so it goes with it.
       if (settled !== 'done') await this.abandon(gathered);
     }
     if (settled === 'busy') return true;
@@ -416,37 +432,66 @@ export class Scheduler {
     } else {
       let fileBytes = 0;
       for (const chunk of work.chunks) fileBytes += chunk.bytes.length;
-      const reply = this.ports.send({ type: 'commit', chunks: work.chunks, rows: work.rows });
-      reply.catch(() => undefined); // settled (and its failure handled) by the next settle()
-      this.inFlight = { work, fileBytes, reply };
+      const flight: InFlight = { work, fileBytes, reply: this.ports.send({ type: 'commit', chunks: work.chunks, rows: work.rows }), answered: false };
+      // Settled (and a failure handled) by a later settleUntil().
+      flight.reply.then(
+        () => (flight.answered = true),
+        () => (flight.answered = true),
+      );
+      this.inFlight.push(flight);
     }
-    return this.inFlight !== null || files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
+    return this.inFlight.length > 0 || files.activeLanes > 0 || this.ports.providers.some((p) => p.backlog);
   }
 
   /**
-   * Wait for the batch in flight: on success its cursors move and its lanes
-   * had their turn. Otherwise its work is given up (lanes closed, to read
-   * again from the committed cursors; provider units abandoned): when the
-   * store was busy, to be read and sent again ('busy', a retryable error, so
-   * no cooldown), else the error is thrown. A busy batch is not resent as
-   * it was: its bytes went to the writer thread with it.
+   * Settle batches in flight, oldest first: every one already answered, and
+   * more (waiting for them) until at most `keep` remain. On success a batch's
+   * cursors move and its lanes had their turn. When one fails, every batch
+   * sent after it is settled too, whatever it takes: their chunks that
+   * continue its chunks fail at the writer thread, the rest commit and are
+   * taken as committed. The failed batches' work is given up (lanes closed,
+   * to read again from the committed cursors; provider units abandoned):
+   * when the store was busy, to be read and sent again ('busy', a retryable
+   * error, so no cooldown), else the first failure is thrown. A busy batch
+   * is not resent as it was: its bytes went to the writer thread with it.
    */
-  private async settle(): Promise<'done' | 'busy'> {
-    const flight = this.inFlight;
-    if (flight === null) return 'done';
-    this.inFlight = null;
+  private async settleUntil(keep: number): Promise<'done' | 'busy'> {
+    while (this.inFlight.length > keep || this.inFlight[0]?.answered === true) {
+      const flight = this.inFlight.shift() as InFlight;
+      let reply: Timed<CommitResult>;
+      try {
+        reply = await flight.reply;
+      } catch (error) {
+        await this.abandon(flight.work);
+        await this.settleBehindFailure();
+        const shape = serializeError(error);
+        if (shape.code !== 'STORE_BUSY') throw error;
+        this.lastError = shape;
+        return 'busy';
+      }
+      await this.committed(flight, reply);
+    }
+    return 'done';
+  }
+
+  /** After a batch failed: settle every batch sent after it, committed or given up as each turned out. */
+  private async settleBehindFailure(): Promise<void> {
+    for (let flight = this.inFlight.shift(); flight !== undefined; flight = this.inFlight.shift()) {
+      let reply: Timed<CommitResult>;
+      try {
+        reply = await flight.reply;
+      } catch {
+        await this.abandon(flight.work);
+        continue;
+      }
+      await this.committed(flight, reply);
+    }
+  }
+
+  /** A batch committed: its cursors move, its provider units apply, its lanes had their turn. */
+  private async committed(flight: InFlight, reply: Timed<CommitResult>): Promise<void> {
     const files = this.files as FileSources;
     const { work } = flight;
-    let reply: Timed<CommitResult>;
-    try {
-      reply = await flight.reply;
-    } catch (error) {
-      const shape = serializeError(error);
-      await this.abandon(work);
-      if (shape.code !== 'STORE_BUSY') throw error;
-      this.lastError = shape;
-      return 'busy';
-    }
     const result = reply.value;
     this.latency.add(reply.ms);
     this.meter.captured(flight.fileBytes, this.now());
@@ -459,7 +504,6 @@ export class Scheduler {
     files.settled(work.chunks);
     for (const batch of work.rows) this.providerOf(batch).committed(batch);
     await files.afterBatch(work.lanes);
-    return 'done';
   }
 
   /** Give up a batch that will not be committed: its provider units are abandoned and its lanes closed (reopened from the committed cursors). */

@@ -7,7 +7,7 @@ import { dirname, sep } from 'node:path';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
-import { EMPTY_CURSOR } from '../store/source-rows.ts';
+import { EMPTY_CURSOR, captureCursor } from '../store/source-rows.ts';
 import { FILE_FORMATS } from '../store/reindex-store.ts';
 
 /** Folders of a root's captured files looked at before it is called vanished. */
@@ -15,16 +15,6 @@ const FOLDERS_ASKED = 32;
 
 function isFileFormat(format: string): boolean {
   return (FILE_FORMATS as readonly string[]).includes(format);
-}
-
-/**
- * Whether a stored row's offset counts bytes of the file. The 0.29.17
- * ingestor registered the run logs of OpenCode jobs with format 'sqlite'
- * (chosen from the agent before the kind) and never read them: their offset
- * counts visits, not bytes, so capture of such a file starts at 0.
- */
-function hasByteCursor(row: StoredSource): boolean {
-  return !(row.format === 'sqlite' && !row.id.startsWith('opencode:'));
 }
 
 export interface Observation {
@@ -161,7 +151,7 @@ export class SourceTable {
     const state = this.byId.get(id);
     if (state !== undefined) return state.cursor;
     const row = this.stored.get(id);
-    return row === undefined ? undefined : hasByteCursor(row) ? row.cursor : EMPTY_CURSOR;
+    return row === undefined ? undefined : captureCursor(row);
   }
 
   /**
@@ -213,7 +203,7 @@ export class SourceTable {
     const row = this.stored.get(plan.id);
     const state: SourceState = {
       plan,
-      cursor: row === undefined || !hasByteCursor(row) ? EMPTY_CURSOR : row.cursor,
+      cursor: row === undefined ? EMPTY_CURSOR : captureCursor(row),
       observed: null,
       dirty: false,
       waitingTail: null,

@@ -8,6 +8,7 @@
 // found (identical) instead of inserted, the documents are derived again, and
 // the source cursor is left alone.
 
+import { HistoryError } from '../../protocols/errors.ts';
 import type { CommitChunk, CommitTotals } from '../../protocols/history.ts';
 import type { LineFacts, Segment } from '../../protocols/records.ts';
 import type { DocumentSpan } from '../../protocols/rows.ts';
@@ -180,9 +181,22 @@ export class ChunkCommitter {
     return routed.next;
   }
 
-  /** Capture: apply the chunk after the committed cursor and move the cursor past it. */
+  /**
+   * Capture: apply the chunk after the committed cursor and move the cursor
+   * past it. A chunk commits only where its source's committed cursor ends
+   * (or at the start of a newer generation): the capture loop sends a batch
+   * before the one ahead of it has settled, and a batch behind one that
+   * failed must not write past the gap it left (the whole batch fails).
+   */
   commit(chunk: CommitChunk, previous: SourceCursor, totals: CommitTotals): SourceCursor {
     const continuing = previous.generation === chunk.generation;
+    if (continuing ? chunk.offset !== previous.offset : chunk.generation < previous.generation || chunk.offset !== 0) {
+      throw new HistoryError(
+        'INTERNAL',
+        `a chunk of ${chunk.source} at generation ${chunk.generation}, offset ${chunk.offset} does not continue its committed cursor (generation ${previous.generation}, offset ${previous.offset})`,
+        { step: 'commit batch' },
+      );
+    }
     const state: RouteState = continuing ? previous : { route: null, lineStart: 0, at: null };
     const next = this.apply(chunk, state, totals);
     const cursor: SourceCursor = {

@@ -113,6 +113,18 @@ const SELECT_SOURCES = `
   LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id
   LEFT JOIN history_cursors f ON f.source = 'durable-fragment:' || s.id || ':' || s.generation`;
 
+/**
+ * The cursor capture continues a stored source from: its own, unless its
+ * offset does not count bytes of the file. The 0.29.17 ingestor registered
+ * the run logs of OpenCode jobs with format 'sqlite' (chosen from the agent
+ * before the kind) and never read them: their offset counts visits, so
+ * capture of such a file starts at 0. The scheduler's table and the writer,
+ * which commits a chunk only where this cursor ends, read it the same way.
+ */
+export function captureCursor(row: StoredSource): SourceCursor {
+  return row.format === 'sqlite' && !row.id.startsWith('opencode:') ? EMPTY_CURSOR : row.cursor;
+}
+
 /** Every file source (rows of other formats included; callers filter). */
 export function loadSources(db: Db): StoredSource[] {
   return (db.prepare(SELECT_SOURCES).all() as SourceRow[]).map(toStored);
