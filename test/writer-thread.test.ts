@@ -170,6 +170,32 @@ describe('the writer thread', () => {
     }
   });
 
+  it('reads a 0.29.17 run log\'s visit count as offset 0 until capture saves a cursor, then its bytes, also after a failed commit', async () => {
+    const path = newStore();
+    const client = await WriterClient.open(path);
+    const other = new Database(path);
+    try {
+      client.ask({ type: 'register', plans: [PLAN] });
+      // As the 0.29.17 ingestor left an OpenCode job's run log: format 'sqlite', its offset a count of visits.
+      other.prepare("UPDATE conversation_sources SET format = 'sqlite', offset = 2 WHERE id = ?").run(PATH);
+      const offsetOf = (): number | undefined => client.ask({ type: 'loadSources' }).find((s) => s.id === PATH)?.cursor.offset;
+      assert.equal(offsetOf(), 0);
+      const { chunks, bytes } = lineChunks(2);
+      const [first, second] = chunks as [CommitChunk, CommitChunk];
+      await client.send({ type: 'commit', chunks: [first], rows: [] });
+      const firstEnd = (bytes[0] as Uint8Array).length;
+      assert.equal(offsetOf(), firstEnd, 'once captured, the offset counts bytes');
+      // A failed commit drops the writer's cached cursors; the next chunk still continues the stored one.
+      await rejection(client.send({ type: 'commit', chunks: [{ ...second, conversation: 'claude:unregistered' }], rows: [] }));
+      const [again] = lineChunks(2).chunks.slice(1) as [CommitChunk];
+      assert.equal((await client.send({ type: 'commit', chunks: [again], rows: [] })).value.records, 1);
+      assert.equal(offsetOf(), firstEnd + (bytes[1] as Uint8Array).length);
+    } finally {
+      other.close();
+      await client.close();
+    }
+  });
+
   it('refuses a store it cannot open, and every ask once closed', async () => {
     const damaged = join(tempDir(), 'history.db');
     writeFileSync(damaged, Buffer.alloc(8192, 0x5a));

@@ -7,7 +7,7 @@ import { dirname, sep } from 'node:path';
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from '../../protocols/sources.ts';
-import { EMPTY_CURSOR, captureCursor } from '../store/source-rows.ts';
+import { EMPTY_CURSOR } from '../store/source-rows.ts';
 import { FILE_FORMATS } from '../store/reindex-store.ts';
 
 /** Folders of a root's captured files looked at before it is called vanished. */
@@ -151,7 +151,7 @@ export class SourceTable {
     const state = this.byId.get(id);
     if (state !== undefined) return state.cursor;
     const row = this.stored.get(id);
-    return row === undefined ? undefined : captureCursor(row);
+    return row?.cursor;
   }
 
   /**
@@ -203,7 +203,7 @@ export class SourceTable {
     const row = this.stored.get(plan.id);
     const state: SourceState = {
       plan,
-      cursor: row === undefined ? EMPTY_CURSOR : captureCursor(row),
+      cursor: row?.cursor ?? EMPTY_CURSOR,
       observed: null,
       dirty: false,
       waitingTail: null,

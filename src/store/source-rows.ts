@@ -73,6 +73,22 @@ function legacyRoute(row: SourceRow): CursorExtra {
   }
 }
 
+/**
+ * Whether a row's offset counts visits, not bytes of the file. The 0.29.17
+ * ingestor registered the run logs of OpenCode jobs with format 'sqlite'
+ * (chosen from the agent before the kind) and never read them; the format
+ * stays, so such a row is told apart by having no cursor of ours yet (the
+ * first commit or touch saves one, and from then on the offset counts bytes).
+ */
+function countsVisits(row: SourceRow): boolean {
+  return row.format === 'sqlite' && !row.id.startsWith('opencode:') && row.extra === null;
+}
+
+/**
+ * A stored row as capture reads it. Its cursor is where capture continues:
+ * the scheduler's table and the writer, which commits a chunk only where
+ * this cursor ends, both load it from here (a row counting visits starts at 0).
+ */
 function toStored(row: SourceRow): StoredSource {
   let extra: CursorExtra = {};
   if (row.extra !== null) {
@@ -91,19 +107,21 @@ function toStored(row: SourceRow): StoredSource {
     session: row.session,
     format: row.format,
     checked: row.checked,
-    cursor: {
-      generation: row.generation,
-      offset: row.offset,
-      identity: row.identity,
-      anchor: row.anchor,
-      head: extra.head ?? '',
-      size: extra.size ?? -1,
-      mtimeMs: extra.mtimeMs ?? -1,
-      route: extra.route ?? null,
-      lineStart: extra.lineStart ?? row.offset,
-      at: extra.at ?? null,
-      facts: extra.facts ?? null,
-    },
+    cursor: countsVisits(row)
+      ? EMPTY_CURSOR
+      : {
+          generation: row.generation,
+          offset: row.offset,
+          identity: row.identity,
+          anchor: row.anchor,
+          head: extra.head ?? '',
+          size: extra.size ?? -1,
+          mtimeMs: extra.mtimeMs ?? -1,
+          route: extra.route ?? null,
+          lineStart: extra.lineStart ?? row.offset,
+          at: extra.at ?? null,
+          facts: extra.facts ?? null,
+        },
   };
 }
 
@@ -112,18 +130,6 @@ const SELECT_SOURCES = `
   FROM conversation_sources s LEFT JOIN conversations v ON v.id = s.conversation
   LEFT JOIN history_cursors c ON c.source = '${CURSOR_PREFIX}' || s.id
   LEFT JOIN history_cursors f ON f.source = 'durable-fragment:' || s.id || ':' || s.generation`;
-
-/**
- * The cursor capture continues a stored source from: its own, unless its
- * offset does not count bytes of the file. The 0.29.17 ingestor registered
- * the run logs of OpenCode jobs with format 'sqlite' (chosen from the agent
- * before the kind) and never read them: their offset counts visits, so
- * capture of such a file starts at 0. The scheduler's table and the writer,
- * which commits a chunk only where this cursor ends, read it the same way.
- */
-export function captureCursor(row: StoredSource): SourceCursor {
-  return row.format === 'sqlite' && !row.id.startsWith('opencode:') ? EMPTY_CURSOR : row.cursor;
-}
 
 /** Every file source (rows of other formats included; callers filter). */
 export function loadSources(db: Db): StoredSource[] {

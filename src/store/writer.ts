@@ -16,7 +16,7 @@ import { ConversationIndex } from './conversations.ts';
 import type { Db } from './open.ts';
 import { beginReindex, resetDerivedStep, saveReindexProgress } from './reindex-store.ts';
 import { saveScrubProgress } from './scrub-store.ts';
-import { EMPTY_CURSOR, SourceRows, captureCursor, loadSource, loadSources } from './source-rows.ts';
+import { EMPTY_CURSOR, SourceRows, loadSource, loadSources } from './source-rows.ts';
 import { BACKLOG_SEGMENTS_PER_MERGE, FtsMerger, SEGMENTS_PER_MERGE, holdCommitMerges } from './fts-merge.ts';
 
 export class HistoryWriter {
@@ -61,8 +61,7 @@ export class HistoryWriter {
   private cursor(id: string): SourceCursor {
     let cursor = this.cursors.get(id);
     if (cursor === undefined) {
-      const row = loadSource(this.db, id);
-      cursor = row === undefined ? EMPTY_CURSOR : captureCursor(row);
+      cursor = loadSource(this.db, id)?.cursor ?? EMPTY_CURSOR;
       this.cursors.set(id, cursor);
     }
     return cursor;
