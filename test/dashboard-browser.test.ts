@@ -17,7 +17,19 @@ import { startDashboardProcess, type RunningDashboard } from './helpers/dashboar
 import { cli, envFor, fixtureHome } from './helpers/home.ts';
 
 // Evaluated in the page (the project's TypeScript has no DOM library).
-declare const document: { cookie: string; activeElement: { id: string } | null; querySelector(s: string): { textContent: string | null; hasAttribute(n: string): boolean } | null; getElementById(id: string): { dataset: Record<string, string> } | null; documentElement: { scrollWidth: number } };
+/** What the status test measures of an element: its text, and the boxes its text is laid out in. */
+interface TextNodeLike {
+  textContent: string | null;
+}
+declare const document: {
+  cookie: string;
+  activeElement: { id: string } | null;
+  querySelector(s: string): { textContent: string | null; hasAttribute(n: string): boolean } | null;
+  querySelectorAll(s: string): Iterable<TextNodeLike>;
+  createRange(): { selectNodeContents(node: TextNodeLike): void; getClientRects(): Iterable<{ top: number }> };
+  getElementById(id: string): { dataset: Record<string, string> } | null;
+  documentElement: { scrollWidth: number };
+};
 declare const window: { innerWidth: number; __xss?: number };
 
 const PROJECT_DIR = '.claude/projects/-home-fixture-work-orchard-app-v2';
@@ -181,6 +193,25 @@ describe('dashboard in chromium', () => {
     assert.equal(await page.locator('header[role="banner"]').count(), 1);
     assert.equal(await page.locator('nav[aria-label="Main"]').count(), 1);
     assert.equal(await page.locator('main#main').count(), 1);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  test('on the status page a percentage stays on one line beside its label, at 1280 px and at 375 px', async () => {
+    for (const width of [1280, 375]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${dash.base}status`);
+      // The fixture's migration is verified: its card shows "100.0 %", the widest percentage there is.
+      await page.waitForFunction(() => [...document.querySelectorAll('.progress-label strong')].some((el) => el.textContent === '100.0 %'), undefined, { timeout: 30_000 });
+      const lines = await page.evaluate(() =>
+        [...document.querySelectorAll('.progress-label strong')].map((el) => {
+          // One box per line the text is laid out on.
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return { text: el.textContent, lines: new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size };
+        }),
+      );
+      for (const { text, lines: count } of lines) assert.equal(count, 1, `"${text}" takes ${count} lines at ${width} px`);
+    }
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
