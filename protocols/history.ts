@@ -32,7 +32,7 @@ export type HistoryMessage =
   /**
    * Which of `sources` have a retained record, in any generation: one
    * question for many sources, where asking `retained` of each would cost
-   * one round trip to the writer thread apiece (OpenCode rows, each a source).
+   * a query apiece (OpenCode rows, each a source).
    */
   | { readonly type: 'retainedSources'; readonly sources: readonly string[] }
   /** Retained bytes [from, to) of one generation (the start of a line a lane continues), or null where a record is missing. */

@@ -457,35 +457,30 @@ export class Scheduler {
    */
   private async settleUntil(keep: number): Promise<'done' | 'busy'> {
     while (this.inFlight.length > keep || this.inFlight[0]?.answered === true) {
-      const flight = this.inFlight.shift() as InFlight;
-      let reply: Timed<CommitResult>;
-      try {
-        reply = await flight.reply;
-      } catch (error) {
-        await this.abandon(flight.work);
-        await this.settleBehindFailure();
-        const shape = serializeError(error);
-        if (shape.code !== 'STORE_BUSY') throw error;
-        this.lastError = shape;
-        return 'busy';
-      }
-      await this.committed(flight, reply);
+      const failed = await this.settleOldest();
+      if (failed === null) continue;
+      // Every batch sent after it, committed or given up as each turned out (their failures follow from this one).
+      while (this.inFlight.length > 0) await this.settleOldest();
+      const shape = serializeError(failed.error);
+      if (shape.code !== 'STORE_BUSY') throw failed.error;
+      this.lastError = shape;
+      return 'busy';
     }
     return 'done';
   }
 
-  /** After a batch failed: settle every batch sent after it, committed or given up as each turned out. */
-  private async settleBehindFailure(): Promise<void> {
-    for (let flight = this.inFlight.shift(); flight !== undefined; flight = this.inFlight.shift()) {
-      let reply: Timed<CommitResult>;
-      try {
-        reply = await flight.reply;
-      } catch {
-        await this.abandon(flight.work);
-        continue;
-      }
-      await this.committed(flight, reply);
+  /** Wait for the oldest batch in flight and take it as committed, or give its work up and return its error. */
+  private async settleOldest(): Promise<{ readonly error: unknown } | null> {
+    const flight = this.inFlight.shift() as InFlight;
+    let reply: Timed<CommitResult>;
+    try {
+      reply = await flight.reply;
+    } catch (error) {
+      await this.abandon(flight.work);
+      return { error };
     }
+    await this.committed(flight, reply);
+    return null;
   }
 
   /** A batch committed: its cursors move, its provider units apply, its lanes had their turn. */

@@ -2,7 +2,8 @@
 // Two ways to ask, over one ordered channel (protocols/writer-thread.ts):
 //   ask   synchronous, a HistoryAsk: the caller's thread blocks in
 //         Atomics.wait until the reply is there. Everything but the batch
-//         path uses it, so the code that asks stays what it was.
+//         path uses it, so the code that asks stays what it was (record
+//         providers' reads excepted: src/service/provider-reads.ts).
 //   send  asynchronous: the capture loop sends a batch's commit (and the
 //         merge step after it) and reads and parses the next batch while
 //         the writer thread works. A commit moves its chunks' bytes to

@@ -28,9 +28,10 @@ export class HistoryWriter {
   private readonly appender: RecordAppender;
   private readonly cursors = new Map<string, SourceCursor>();
   /**
-   * The last counts and the store version they were taken at. Counting scans
-   * whole tables (sum(length(raw)) reads every record page), so counts are
-   * taken again only when the store changed: the key is the changes this
+   * The last counts and the store version they were taken at. Counting
+   * still walks three tables' indexes (src/store/counts.ts: millions of
+   * document rows in a large store), so counts are taken again only when
+   * the store changed: the key is the changes this
    * connection made that can move a count (total_changes() minus those of
    * saveScrub, which touch no counted table) and data_version (any other
    * connection's commit).

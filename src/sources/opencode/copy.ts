@@ -80,8 +80,7 @@ function continuePending(out: StepOutput, deps: StepDeps, session: SessionRef, t
 /**
  * The rows of a listed page with their retained records looked up together:
  * a source with none (every row of a first capture) is answered here, the
- * others by `retained`, one round trip to the writer thread for the page
- * instead of one per row. Asked when the page is listed, a moment before
+ * others by `retained`, one query for the page instead of one per row. Asked when the page is listed, a moment before
  * each row's own question was asked: either answer may be overtaken by a
  * record committed since, which the commit compares byte for byte with what
  * it brings (appender.ts).
