@@ -15,7 +15,7 @@
 //             pipeline around it.
 //   writer-merged the writer as the capture loop drives it: automerge off,
 //             and the loop's bounded FTS5 merge steps (HistoryWriter.mergeIndex
-//             with LIMITS.ftsMergePages / ftsMergeMs) after every commit at the
+//             with LIMITS.captureMergePages / ftsMergeMs) after every commit at the
 //             backlog's fanout, then at the idle one until none is owed, timed
 //             apart from the commits (what merging between batches costs
 //             against FTS5's merging inside the commits of `writer`).
@@ -163,13 +163,13 @@ function runWriter(path: string, groups: DerivedChunk[][], fts: boolean, merging
     });
     if (out.mergeMs === undefined) continue;
     const t0 = performance.now();
-    writer.mergeIndex(LIMITS.ftsMergePages, LIMITS.ftsMergeMs, backlog);
+    writer.mergeIndex(LIMITS.captureMergePages, LIMITS.ftsMergeMs, backlog);
     out.mergeMs.push(performance.now() - t0);
   }
   // What the loop does once capture is idle: merges at the idle fanout until none is owed (timed with the rest).
   if (out.mergeMs !== undefined) {
     const t0 = performance.now();
-    while (writer.mergeIndex(LIMITS.ftsMergePages, LIMITS.ftsMergeMs, false));
+    while (writer.mergeIndex(LIMITS.captureMergePages, LIMITS.ftsMergeMs, false));
     out.compactMs = performance.now() - t0;
   }
   db.close();

@@ -138,6 +138,22 @@ export interface Limits {
    */
   readonly ftsMergePages: number;
   readonly ftsMergeMs: number;
+  /**
+   * FTS5 pages one of capture's merge steps of history.db writes (about).
+   * Every step is a transaction that also rewrites FTS5's structure record
+   * and a trimmed first leaf of each segment it merges, so fewer, larger
+   * steps write less for the same merge. A 256 MiB capture's WAL, attributed
+   * by page with checkpoints held off: 2,566 MiB with steps of 64 pages
+   * (525 merge commits), 2,064 MiB with 256 (133), 1,936 MiB with 1,024
+   * (43). The same batches on one thread (bench/ingest.ts --variants
+   * writer-merged): merging took 20.9 and 23.9 s with 64, 17.9 and 17.2 s
+   * with 256, 15.3 and 16.5 s with 1,024, whose steps took up to 95 ms (p99
+   * 62-67 ms). The steps run on the writer thread between commits (no batch
+   * waits inside one, and the broker's thread never waits for them); the
+   * migration's copy and the replicas, whose steps are bounded in time, keep
+   * ftsMergePages.
+   */
+  readonly captureMergePages: number;
   /** A deferred or refused project is tried again this long after. */
   readonly mirrorRecheckMs: number;
   /** A project whose folder is absent is looked for again after mirrorRecheckMs, doubling each time up to this. */
@@ -204,6 +220,7 @@ export const LIMITS: Limits = {
   mirrorStepBytes: 64 * 1024,
   ftsMergePages: 64,
   ftsMergeMs: 6,
+  captureMergePages: 1024,
   mirrorRecheckMs: 5000,
   mirrorAbsentRecheckMaxMs: 300_000,
   mirrorVerifyMs: 30_000,

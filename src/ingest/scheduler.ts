@@ -326,7 +326,7 @@ export class Scheduler {
   private async merge(capturing: boolean): Promise<boolean> {
     this.raiseMergeFailure();
     const { limits } = this.options;
-    const step = this.ports.send({ type: 'mergeIndex', pages: limits.ftsMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing });
+    const step = this.ports.send({ type: 'mergeIndex', pages: limits.captureMergePages, budgetMs: limits.ftsMergeMs, backlog: capturing });
     if (this.inFlight.length === 0) {
       const more = (await step).value;
       // A step sent earlier failed before this one answered (replies come in send order): not left unsaid.
