@@ -26,7 +26,7 @@
 import Database from 'better-sqlite3';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import { LIMITS } from '../../src/config/limits.ts';
-import { CHECKPOINT_WAL_BYTES, NEW_STORE_PAGE_BYTES, WRITER_CACHE_KIB, openWriter } from '../../src/store/open.ts';
+import { CHECKPOINT_WAL_BYTES, NEW_STORE_PAGE_BYTES, WRITER_CACHE_KIB, openWriter, type Db } from '../../src/store/open.ts';
 import type { CommitChunk } from '../../protocols/history.ts';
 import { HistoryWriter } from '../../src/store/writer.ts';
 import { batches, type DerivedChunk } from './derive.ts';
@@ -55,7 +55,7 @@ export interface VariantResult {
 
 const cpuNow = (): number => threadTimes((path) => readFileSync(path, 'utf8')).cpuMs;
 
-interface Timed {
+export interface Timed {
   ms: number[];
   cpuMs: number[];
   mergeMs?: number[];
@@ -145,13 +145,36 @@ function toCommitChunk(chunk: DerivedChunk): CommitChunk {
 }
 
 /** How a writer variant merges its FTS5 index: inside commits (FTS5's automerge), or between them as the loop does. */
-type Merging = 'automerge' | 'loop' | 'loop-at-4';
+export type Merging = 'automerge' | 'loop' | 'loop-at-4';
+
+/** What driveWriter has just done. */
+export type WriterStep = 'register' | 'commit' | 'merge';
 
 function runWriter(path: string, groups: DerivedChunk[][], fts: boolean, merging: Merging = 'automerge'): Timed {
   const db = openWriter(path, { fts });
+  const out = driveWriter(db, groups, merging);
+  db.close();
+  return out;
+}
+
+/**
+ * Commit `groups` through a HistoryWriter on `db`, one transaction each, with
+ * the capture loop's merge steps after every commit (`merging` 'loop', at
+ * `mergePages` a step) and its idle merges at the end, timing both.
+ * `afterStep` runs after the sources' registration, every commit and every
+ * merge call.
+ */
+export function driveWriter(
+  db: Db,
+  groups: DerivedChunk[][],
+  merging: Merging,
+  mergePages = LIMITS.captureMergePages,
+  afterStep: (step: WriterStep) => void = () => undefined,
+): Timed {
   const writer = new HistoryWriter(db);
   const plans = new Map(groups.flat().map((c) => [c.file.plan.id, c.file.plan]));
   writer.register([...plans.values()]);
+  afterStep('register');
   const commitGroups = groups.map((g) => g.map(toCommitChunk));
   const out: Timed = { ms: [], cpuMs: [], docs: 0, records: 0, ...(merging === 'automerge' ? {} : { mergeMs: [] }) };
   const backlog = merging === 'loop';
@@ -161,18 +184,20 @@ function runWriter(path: string, groups: DerivedChunk[][], fts: boolean, merging
       out.docs += result.documents;
       out.records += result.records;
     });
+    afterStep('commit');
     if (out.mergeMs === undefined) continue;
     const t0 = performance.now();
-    writer.mergeIndex(LIMITS.captureMergePages, LIMITS.ftsMergeMs, backlog);
+    writer.mergeIndex(mergePages, LIMITS.ftsMergeMs, backlog);
     out.mergeMs.push(performance.now() - t0);
+    afterStep('merge');
   }
   // What the loop does once capture is idle: merges at the idle fanout until none is owed (timed with the rest).
   if (out.mergeMs !== undefined) {
     const t0 = performance.now();
-    while (writer.mergeIndex(LIMITS.captureMergePages, LIMITS.ftsMergeMs, false));
+    while (writer.mergeIndex(mergePages, LIMITS.ftsMergeMs, false)) afterStep('merge');
+    afterStep('merge');
     out.compactMs = performance.now() - t0;
   }
-  db.close();
   return out;
 }
 
