@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { HistoryService } from '../src/service/history-service.ts';
@@ -80,6 +80,10 @@ describe('generations', () => {
     await ingest(env);
     expected[2] = readFileSync(path);
     assert.equal((await currentGeneration(env, path)).generation, 2);
+    // The stored cursor names the new file (dev:ino:birth time from its stat), which the next run starts from.
+    const stat = statSync(path);
+    const stored = withStore(home, (db) => db.prepare('SELECT identity FROM conversation_sources WHERE path = ?').pluck().get(path));
+    assert.equal(stored, `${stat.dev}:${stat.ino}:${stat.birthtimeMs}`);
 
     // Rewritten in place, same size, different last bytes: generation 3.
     const sameSize = Buffer.from(expected[2]);

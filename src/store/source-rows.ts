@@ -153,6 +153,7 @@ export class SourceRows {
   private readonly insert;
   private readonly updatePath;
   private readonly updateCursor;
+  private readonly updateIdentity;
   private readonly upsertExtra;
   private readonly insertPath;
 
@@ -162,9 +163,10 @@ export class SourceRows {
       "INSERT OR IGNORE INTO conversation_sources (id, path, conversation, format, generation, offset, identity, anchor, checked) VALUES (?, ?, ?, ?, 0, 0, '', '', 0)",
     );
     this.updatePath = db.prepare('UPDATE conversation_sources SET path = ? WHERE id = ?');
-    this.updateCursor = db.prepare(
-      'UPDATE conversation_sources SET generation = ?, offset = ?, identity = ?, anchor = ?, checked = checked + 1 WHERE id = ?',
-    );
+    // identity is set apart, and only when it changes: an UPDATE that names an indexed column rewrites the index's
+    // entry even when the value stays, and the identity index's page was then written by every commit (bench/wal-writes.ts).
+    this.updateCursor = db.prepare('UPDATE conversation_sources SET generation = ?, offset = ?, anchor = ?, checked = checked + 1 WHERE id = ?');
+    this.updateIdentity = db.prepare('UPDATE conversation_sources SET identity = ? WHERE id = ? AND identity <> ?');
     this.upsertExtra = db.prepare(
       'INSERT INTO history_cursors (source, cursor) VALUES (?, ?) ON CONFLICT(source) DO UPDATE SET cursor = excluded.cursor',
     );
@@ -184,7 +186,8 @@ export class SourceRows {
   }
 
   saveCursor(id: string, cursor: SourceCursor): void {
-    this.updateCursor.run(cursor.generation, cursor.offset, cursor.identity, cursor.anchor, id);
+    this.updateCursor.run(cursor.generation, cursor.offset, cursor.anchor, id);
+    this.updateIdentity.run(cursor.identity, id, cursor.identity);
     const extra: CursorExtra = {
       head: cursor.head,
       size: cursor.size,
