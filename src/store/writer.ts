@@ -31,10 +31,9 @@ export class HistoryWriter {
    * The last counts and the store version they were taken at. Counting
    * still walks three tables' indexes (src/store/counts.ts: millions of
    * document rows in a large store), so counts are taken again only when
-   * the store changed: the key is the changes this
-   * connection made that can move a count (total_changes() minus those of
-   * saveScrub, which touch no counted table) and data_version (any other
-   * connection's commit).
+   * the store changed: the key is the changes this connection made that
+   * can move a count (total_changes() minus those of saveScrub, which touch
+   * no counted table) and data_version (any other connection's commit).
    */
   private countsCache: { key: string; counts: StoreCounts } | null = null;
   private uncountedChanges = 0;

@@ -80,10 +80,10 @@ function continuePending(out: StepOutput, deps: StepDeps, session: SessionRef, t
 /**
  * The rows of a listed page with their retained records looked up together:
  * a source with none (every row of a first capture) is answered here, the
- * others by `retained`, one query for the page instead of one per row. Asked when the page is listed, a moment before
- * each row's own question was asked: either answer may be overtaken by a
- * record committed since, which the commit compares byte for byte with what
- * it brings (appender.ts).
+ * others by `retained`, one query for the page instead of one per row.
+ * Asked when the page is listed, a moment before each row's own question
+ * was asked: either answer may be overtaken by a record committed since,
+ * which the commit compares byte for byte with what it brings (appender.ts).
  */
 function pageRetained(deps: StepDeps, session: SessionRef, table: RowTable, heads: ReadonlyArray<{ id: string; time_updated: number }>): StepDeps {
   const present = deps.retainedAmong(heads.map((head) => rowSource(deps.tag, session.id, table, head.id, head.time_updated)));
