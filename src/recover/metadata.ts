@@ -22,12 +22,14 @@ import { DOCUMENT_FORMATS, type LineFormat } from '../../protocols/records.ts';
 import type { LostGeneration } from '../../protocols/recovery.ts';
 import type { HistoryPaths } from '../config/paths.ts';
 import { fileSourceRoots, underRoots } from '../sources/file-modules.ts';
+import { headerOf } from '../sources/header.ts';
 import { HEAD_BYTES, ANCHOR_BYTES, anchorOf, sha256Hex } from '../sources/identity.ts';
 import { ConversationIndex } from '../store/conversations.ts';
 import { fillGenerations } from '../store/generations.ts';
 import type { Db } from '../store/open.ts';
 import type { ConversationSeed, SourceCursor, StoredSource } from '../../protocols/sources.ts';
 import { EMPTY_CURSOR, SourceRows, loadSources } from '../store/source-rows.ts';
+import { WRITER_CACHED_ROWS } from '../store/writer.ts';
 
 /**
  * An identity and anchor no file can have (they are dev:ino:birthtime and
@@ -78,17 +80,6 @@ interface RecordSpan {
 /** Sources that are copies of a file source's lines routed elsewhere, not files. */
 const ROUTED_COPY = /:(?:inline|event):/;
 
-function firstLine(raw: Buffer): Record<string, unknown> | null {
-  const end = raw.indexOf(10);
-  if (end === -1) return null;
-  try {
-    const value: unknown = JSON.parse(raw.toString('utf8', 0, end));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 export class MetadataRebuild {
   private readonly conversations: ConversationIndex;
   private readonly sourceRows: SourceRows;
@@ -100,7 +91,7 @@ export class MetadataRebuild {
     private readonly db: Db,
     private readonly paths: HistoryPaths,
   ) {
-    this.conversations = new ConversationIndex(db);
+    this.conversations = new ConversationIndex(db, WRITER_CACHED_ROWS);
     this.sourceRows = new SourceRows(db);
     this.rawAt = db.prepare('SELECT raw FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?').pluck();
     this.spans = db.prepare('SELECT generation, offset, length(raw) AS n, at FROM conversation_records WHERE source = ? ORDER BY generation, offset');
@@ -148,7 +139,7 @@ export class MetadataRebuild {
       if (found === null) continue;
       const generation = firstGeneration.get(source) as number | null;
       const raw = generation === null ? null : (this.rawAt.get(source, generation, 0) as Buffer);
-      const plan = await found.module.classify(found, async () => (raw === null ? null : firstLine(raw))).catch(() => null);
+      const plan = await found.module.classify(found, async () => (raw === null ? null : headerOf(raw, false))).catch(() => null);
       if (plan !== null && plan.id === source) plans.push(plan);
     }
     return plans;

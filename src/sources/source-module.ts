@@ -17,8 +17,13 @@ export interface DiscoveredFile {
   readonly relative: readonly string[];
 }
 
-/** The first line of a file, parsed (null when absent, unfinished or not JSON). */
-export type Header = Record<string, unknown> | null;
+/**
+ * The top-level scalar fields of a file's first line, parsed: numbers,
+ * booleans and strings of at most HEADER_STRING_MAX characters (null when the
+ * line is absent, unfinished or not a JSON object). Routing needs ids, never
+ * a message body, and the headers are cached.
+ */
+export type Header = Readonly<Record<string, string | number | boolean>> | null;
 
 export interface FileSourceModule {
   readonly agent: Agent;

@@ -9,6 +9,7 @@
 
 import type { Agent, Kind } from '../../protocols/records.ts';
 import type { ConversationSeed } from '../../protocols/sources.ts';
+import { RecentMap } from '../cache/recent-map.ts';
 import { jobConversation } from '../keys/bridge.ts';
 import type { Db } from './open.ts';
 
@@ -25,7 +26,8 @@ export interface ConversationRow {
 
 /** Writer-side cache over `conversations`; every method runs inside the caller's transaction. */
 export class ConversationIndex {
-  private readonly cache = new Map<string, ConversationRow>();
+  /** Rows as they are in the store, the most recently used `capacity` of them (a row this class changes, it changes in both). */
+  private readonly cache: RecentMap<string, ConversationRow>;
   private readonly select;
   private readonly insert;
   private readonly updateParent;
@@ -34,7 +36,8 @@ export class ConversationIndex {
   private readonly insertMembership;
   private readonly boundJob;
 
-  constructor(db: Db) {
+  constructor(db: Db, capacity: number) {
+    this.cache = new RecentMap(capacity);
     this.select = db.prepare('SELECT rowid, id, agent, session, parent, project, job, kind FROM conversations WHERE id = ?');
     this.insert = db.prepare(
       'INSERT OR IGNORE INTO conversations (id, agent, session, parent, project, job, kind) VALUES (?, ?, ?, ?, ?, ?, ?)',

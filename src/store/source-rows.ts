@@ -137,7 +137,7 @@ export function loadSources(db: Db): StoredSource[] {
 }
 
 export function loadSource(db: Db, id: string): StoredSource | undefined {
-  const row = db.prepare(`${SELECT_SOURCES} WHERE s.id = ?`).get(id) as SourceRow | undefined;
+  const row = prepared(db, `${SELECT_SOURCES} WHERE s.id = ?`).get(id) as SourceRow | undefined;
   return row === undefined ? undefined : toStored(row);
 }
 

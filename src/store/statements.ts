@@ -5,26 +5,24 @@
 // every batch.
 
 import type Database from 'better-sqlite3';
+import { RecentMap } from '../cache/recent-map.ts';
 import type { Db } from './open.ts';
 
 export type Statement = Database.Statement<unknown[], unknown>;
 
 const CAPACITY = 64;
-const caches = new WeakMap<Db, Map<string, Statement>>();
+const caches = new WeakMap<Db, RecentMap<string, Statement>>();
 
 export function prepared(db: Db, sql: string): Statement {
   let cache = caches.get(db);
   if (cache === undefined) {
-    cache = new Map();
+    cache = new RecentMap(CAPACITY);
     caches.set(db, cache);
   }
   let statement = cache.get(sql);
   if (statement === undefined) {
     statement = db.prepare<unknown[], unknown>(sql);
-    if (cache.size >= CAPACITY) cache.delete(cache.keys().next().value as string);
-  } else {
-    cache.delete(sql); // re-inserted below: most recently used last
+    cache.set(sql, statement);
   }
-  cache.set(sql, statement);
   return statement;
 }
