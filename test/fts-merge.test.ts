@@ -10,13 +10,12 @@ import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseChunk } from '../actors/parser-actor.ts';
 import { BACKLOG_SEGMENTS_PER_MERGE, CRISIS_SEGMENTS, SEGMENTS_PER_MERGE } from '../src/store/fts-merge.ts';
 import { openWriter, registerFunctions, type Db } from '../src/store/open.ts';
 import { HistoryWriter } from '../src/store/writer.ts';
+import { claudeLineChunk, claudePlan } from './helpers/commit-chunks.ts';
 import { cli, envFor, tempDir } from './helpers/home.ts';
 import { claudeSession } from './helpers/mirror.ts';
-import { claudeLine } from './helpers/rollouts.ts';
 
 const SESSIONS = 10;
 
@@ -68,16 +67,14 @@ describe('history.db FTS5 merging', () => {
     const db = openWriter(join(tempDir(), 'history.db'));
     try {
       const writer = new HistoryWriter(db);
-      const session = '60000000-0000-4000-8000-000000000001';
-      const path = `/capture/${session}.jsonl`;
-      writer.register([{ id: path, path, format: 'claude', ownAgentId: null, conversation: { id: `claude:${session}`, agent: 'claude', session, parent: null, kind: 'transcript' } }]);
+      const plan = claudePlan('60000000-0000-4000-8000-000000000001');
+      writer.register([plan]);
       let offset = 0;
       /** One batch of one line: its documents are one segment of the index. */
       const commitLine = (n: number): void => {
-        const bytes = new TextEncoder().encode(claudeLine(session, `tierword${n} backlogged line ${n}`));
-        const parsed = parseChunk({ format: 'claude', bytes, offset, startsMidLine: false, carry: '', continues: false, context: { conversation: `claude:${session}`, session, ownAgentId: null } });
-        writer.commit([{ source: path, conversation: `claude:${session}`, generation: 0, offset, bytes, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + bytes.length, mtimeMs: 0 } }]);
-        offset += bytes.length;
+        const chunk = claudeLineChunk(plan, offset, `tierword${n} backlogged line ${n}`);
+        writer.commit([chunk]);
+        offset += chunk.bytes.length;
       };
       const mergeAll = (backlog: boolean): void => {
         while (writer.mergeIndex(64, 1000, backlog));

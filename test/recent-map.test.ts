@@ -9,25 +9,12 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { parseChunk } from '../actors/parser-actor.ts';
-import type { CommitChunk } from '../protocols/history.ts';
 import type { SourcePlan } from '../protocols/sources.ts';
-import { openWriter } from '../src/store/open.ts';
 import { RecentMap } from '../src/cache/recent-map.ts';
+import { openWriter } from '../src/store/open.ts';
 import { HistoryWriter, WRITER_CACHED_ROWS } from '../src/store/writer.ts';
-import { tempDir } from './helpers/home.ts';
-import { claudeLine } from './helpers/rollouts.ts';
-
-/** A deterministic pseudo-random sequence (xorshift32). */
-function random(seed: number): () => number {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
+import { claudeLineChunk, claudePlan } from './helpers/commit-chunks.ts';
+import { prng, tempDir } from './helpers/home.ts';
 
 describe('RecentMap', () => {
   it('drops the least recently used entry, a get counting as a use', () => {
@@ -48,7 +35,7 @@ describe('RecentMap', () => {
 
   it('answers as a model that keeps keys in order of last use, over random operations', () => {
     for (const seed of [1, 7, 42, 1234]) {
-      const next = random(seed);
+      const next = prng(seed);
       const capacity = 1 + Math.floor(next() * 8);
       const map = new RecentMap<number, number>(capacity);
       let model: [number, number][] = []; // least recently used first
@@ -75,18 +62,9 @@ describe('RecentMap', () => {
   });
 });
 
+/** Source n of the capture: a session file of its own. */
 function planOf(n: number): SourcePlan {
-  const session = `71000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-  const path = `/capture/${session}.jsonl`;
-  return { id: path, path, format: 'claude', ownAgentId: null, conversation: { id: `claude:${session}`, agent: 'claude', session, parent: null, kind: 'transcript' } };
-}
-
-/** One line of `plan`'s source at `offset`, with the project its bytes name (null: none). */
-function lineChunk(plan: SourcePlan, offset: number, text: string, project: string | null = null): CommitChunk {
-  const { session, id: conversation } = plan.conversation;
-  const bytes = new TextEncoder().encode(claudeLine(session, text));
-  const parsed = parseChunk({ format: 'claude', bytes, offset, startsMidLine: false, carry: '', continues: false, context: { conversation, session, ownAgentId: null } });
-  return { source: plan.id, conversation, generation: 0, offset, bytes, segments: parsed.segments, hints: parsed.hints, project, after: { identity: `dev:${offset}`, anchor: '', head: '', size: offset + bytes.length, mtimeMs: 0 } };
+  return claudePlan(`71000000-0000-4000-8000-${String(n).padStart(12, '0')}`);
 }
 
 describe('the writer over more sources than it caches', () => {
@@ -99,7 +77,7 @@ describe('the writer over more sources than it caches', () => {
       // A first line for every source, two sources a batch as capture sends them: the first ones leave the caches.
       const ends = new Map<string, number>();
       for (let n = 0; n < plans.length; n += 2) {
-        const chunks = plans.slice(n, n + 2).map((plan) => lineChunk(plan, 0, `first line of ${plan.id}`, `/work/project-${n % 7}`));
+        const chunks = plans.slice(n, n + 2).map((plan) => claudeLineChunk(plan, 0, `first line of ${plan.id}`, `/work/project-${n % 7}`));
         writer.commit(chunks);
         for (const chunk of chunks) ends.set(chunk.source, chunk.bytes.length);
       }
@@ -107,7 +85,7 @@ describe('the writer over more sources than it caches', () => {
       const early = plans.slice(0, 20);
       for (const plan of early) {
         const end = ends.get(plan.id) as number;
-        const second = lineChunk(plan, end, `second line of ${plan.id}`);
+        const second = claudeLineChunk(plan, end, `second line of ${plan.id}`);
         const length = second.bytes.length;
         const result = writer.commit([second]);
         assert.equal(result.records, 1);
@@ -115,8 +93,8 @@ describe('the writer over more sources than it caches', () => {
       }
       // A chunk where the stored cursor does not end is refused (a refusal drops the caches: this reads the store).
       const last = plans[plans.length - 1] as SourcePlan;
-      assert.throws(() => writer.commit([lineChunk(last, 0, 'again from the start')]), /does not continue its committed cursor/);
-      assert.throws(() => writer.commit([lineChunk(last, (ends.get(last.id) as number) + 1, 'past a gap')]), /does not continue its committed cursor/);
+      assert.throws(() => writer.commit([claudeLineChunk(last, 0, 'again from the start')]), /does not continue its committed cursor/);
+      assert.throws(() => writer.commit([claudeLineChunk(last, (ends.get(last.id) as number) + 1, 'past a gap')]), /does not continue its committed cursor/);
       // Every source's records, in file order; the conversations kept the project their first line gave them.
       const rows = db.prepare('SELECT s.id, count(r.rowid) AS records, max(r.offset) AS last, c.project FROM conversation_sources s JOIN conversation_records r ON r.source = s.id JOIN conversations c ON c.id = s.conversation GROUP BY s.id').all() as { id: string; records: number; last: number; project: string }[];
       assert.equal(rows.length, plans.length);

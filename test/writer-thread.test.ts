@@ -17,26 +17,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { MessagePort } from 'node:worker_threads';
-import { parseChunk } from '../actors/parser-actor.ts';
 import { HistoryError } from '../protocols/errors.ts';
 import type { CommitChunk } from '../protocols/history.ts';
-import type { SourcePlan } from '../protocols/sources.ts';
 import { RETAINED_PAGE } from '../src/store/records.ts';
 import { openWriter } from '../src/store/open.ts';
 import { WriterClient } from '../src/service/writer-client.ts';
+import { claudeLineChunk, claudePlan } from './helpers/commit-chunks.ts';
 import { cli, envFor, tempDir } from './helpers/home.ts';
 import { claudeSession } from './helpers/mirror.ts';
-import { claudeLine } from './helpers/rollouts.ts';
 import { tilingProblems, withStore } from './helpers/store.ts';
 
 const SESSION = '70000000-0000-4000-8000-000000000001';
 const PATH = `/capture/${SESSION}.jsonl`;
-/** A registered Claude Code session file (its path is its source id). */
-function planOf(session: string): SourcePlan {
-  const path = `/capture/${session}.jsonl`;
-  return { id: path, path, format: 'claude', ownAgentId: null, conversation: { id: `claude:${session}`, agent: 'claude', session, parent: null, kind: 'transcript' } };
-}
-const PLAN = planOf(SESSION);
+const PLAN = claudePlan(SESSION);
 
 /** A store with the current schema, made as the supervisor's own connection makes it before capture starts. */
 function newStore(): string {
@@ -49,14 +42,12 @@ function newStore(): string {
 function lineChunks(count: number, from = 0, plan = PLAN): { chunks: CommitChunk[]; bytes: Uint8Array[] } {
   const chunks: CommitChunk[] = [];
   const bytes: Uint8Array[] = [];
-  const { session, id: conversation } = plan.conversation;
   let offset = from;
   for (let n = 0; n < count; n++) {
-    const line = new TextEncoder().encode(claudeLine(session, `threadword${n} ${'é'.repeat(n)} line ${n}`));
-    const parsed = parseChunk({ format: 'claude', bytes: line, offset, startsMidLine: false, carry: '', continues: false, context: { conversation, session, ownAgentId: null } });
-    chunks.push({ source: plan.id, conversation, generation: 0, offset, bytes: line, segments: parsed.segments, hints: parsed.hints, project: null, after: { identity: 'test', anchor: '', head: '', size: offset + line.length, mtimeMs: 0 } });
-    bytes.push(line.slice()); // a copy: a sent commit takes its chunks' bytes along
-    offset += line.length;
+    const chunk = claudeLineChunk(plan, offset, `threadword${n} ${'é'.repeat(n)} line ${n}`);
+    chunks.push(chunk);
+    bytes.push(chunk.bytes.slice()); // a copy: a sent commit takes its chunks' bytes along
+    offset += chunk.bytes.length;
   }
   return { chunks, bytes };
 }
@@ -133,7 +124,7 @@ describe('the writer thread', () => {
 
   it('commits a chunk only where its source\'s committed cursor ends: what a refused batch left out, no later batch skips', async () => {
     const client = await WriterClient.open(newStore());
-    const other = planOf('70000000-0000-4000-8000-000000000002');
+    const other = claudePlan('70000000-0000-4000-8000-000000000002');
     try {
       client.ask({ type: 'register', plans: [PLAN, other] });
       const { chunks, bytes } = lineChunks(3);
