@@ -26,7 +26,8 @@ import type { HistoryStatus, OnceSummary, Phase, ServeProgress, StartOptions } f
 import { LIMITS, type Limits } from '../src/config/limits.ts';
 import type { HistoryPaths } from '../src/config/paths.ts';
 import { resolvePaths } from '../src/config/paths.ts';
-import { SettingsWatcher, ingestEnvDisabled } from '../src/config/settings.ts';
+import { ingestEnvDisabled } from '../src/config/ingest-env.ts';
+import { SettingsWatcher } from '../src/config/settings.ts';
 import { lowerThreadPriority } from '../src/os/thread-priority.ts';
 import { ReindexRequests, reindexRequestPath } from '../src/config/reindex-request.ts';
 import { scrubConfig } from '../src/config/scrub-config.ts';

@@ -22,8 +22,8 @@ import { ConfigFile, type FileSettings } from './config-file.ts';
 import { fileSignature } from './file-signature.ts';
 import { LIMITS } from './limits.ts';
 import { resolvePaths } from './paths.ts';
-import { ingestEnvDisabled } from './settings.ts';
-import { FIELDS, INGEST_ENV, SETTING_NAMES, type SettingName, type SettingValues, type SettingsAgent } from './settings-fields.ts';
+import { INGEST_ENV, ingestEnvDisabled } from './ingest-env.ts';
+import { FIELDS, SETTING_NAMES, type SettingName, type SettingValues, type SettingsAgent } from './settings-fields.ts';
 
 export interface ResolvedValue<T> {
   readonly value: T;

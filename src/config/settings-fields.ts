@@ -17,10 +17,9 @@
 //            history worker's own switches, which no agent or project may vary.
 
 import { z } from 'zod';
+import { INGEST_ENV } from './ingest-env.ts';
 import { MIGRATION_IO_RANGE, LIMITS } from './limits.ts';
 
-/** The ingestion switch (specification, "Disable ingestion"): false or 0 keeps the worker from starting. */
-export const INGEST_ENV = 'AGENT_BRIDGE_HISTORY_INGEST';
 /** The migration's IO pace; validated by src/migration/pace-config.ts, which refuses a bad value before any work. */
 export const MIGRATION_IO_ENV = 'AGENT_BRIDGE_HISTORY_MIGRATION_IO_BYTES_PER_SECOND';
 

@@ -16,12 +16,7 @@ import { HistoryError } from '../../protocols/errors.ts';
 import type { ConfigProblem } from '../../protocols/settings.ts';
 import { ConfigFile, type FileSettings } from './config-file.ts';
 import { parseConfigText } from './config-text.ts';
-import { INGEST_ENV, type SettingName } from './settings-fields.ts';
-
-export function ingestEnvDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const value = env[INGEST_ENV]?.trim().toLowerCase();
-  return value === 'false' || value === '0';
-}
+import type { SettingName } from './settings-fields.ts';
 
 export interface HistorySettings {
   readonly ingest: boolean;

@@ -19,7 +19,7 @@ import type { GetConversationOutput, SearchHistoryOutput } from '../../protocols
 import { parseConversationRequest, parseSearchRequest } from '../../protocols/search.ts';
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, ServeProgress, StartOptions } from '../../protocols/service.ts';
 import { resolvePaths } from '../config/paths.ts';
-import { ingestEnvDisabled } from '../config/settings.ts';
+import { ingestEnvDisabled } from '../config/ingest-env.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 import { idleMirrorStatus } from '../../protocols/mirror.ts';
 import { ReaderThread } from './reader-thread.ts';

@@ -14,7 +14,7 @@ import { serializeError } from '../../protocols/errors.ts';
 import type { MigrationProgress } from '../../protocols/migration.ts';
 import type { HistoryStatus } from '../../protocols/service.ts';
 import type { HistoryPaths } from '../config/paths.ts';
-import { ingestEnvDisabled } from '../config/settings.ts';
+import { ingestEnvDisabled } from '../config/ingest-env.ts';
 import { emptyProgress, readMigrationProgress } from '../migration/status.ts';
 import { readStatusFile } from '../store/status-file.ts';
 import { inspectLock, type LockOwner } from '../store/writer-lock.ts';

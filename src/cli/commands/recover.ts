@@ -11,7 +11,7 @@ import { HistoryError } from '../../../protocols/errors.ts';
 import type { RecoverOutcome, RecoveryReport } from '../../../protocols/recovery.ts';
 import type { OnceSummary } from '../../../protocols/service.ts';
 import { resolvePaths, type HistoryPaths } from '../../config/paths.ts';
-import { ingestEnvDisabled } from '../../config/settings.ts';
+import { ingestEnvDisabled } from '../../config/ingest-env.ts';
 import { recoverHome } from '../../recover/recover.ts';
 import { readRecoverOutcome, writeRecoverRequest } from '../../recover/requests.ts';
 import { HistoryService } from '../../service/history-service.ts';

@@ -8,7 +8,7 @@
 
 import { resolvePaths } from '../../config/paths.ts';
 import { writeReindexRequest } from '../../config/reindex-request.ts';
-import { ingestEnvDisabled } from '../../config/settings.ts';
+import { ingestEnvDisabled } from '../../config/ingest-env.ts';
 import { HistoryService } from '../../service/history-service.ts';
 import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';

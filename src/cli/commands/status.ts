@@ -16,7 +16,7 @@ import type { ConfigStatus } from '../../../protocols/settings.ts';
 import { validateConfigFile } from '../../config/config-file.ts';
 import type { HistoryPaths } from '../../config/paths.ts';
 import { resolvePaths } from '../../config/paths.ts';
-import { ingestEnvDisabled } from '../../config/settings.ts';
+import { ingestEnvDisabled } from '../../config/ingest-env.ts';
 import { openReader } from '../../store/open.ts';
 import { readStatusFile } from '../../store/status-file.ts';
 import { WriterLock } from '../../store/writer-lock.ts';
