@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { HistoryError } from '../protocols/errors.ts';
+import { LIMITS } from '../src/config/limits.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
 import { ReaderThread } from '../src/service/reader-thread.ts';
@@ -17,8 +18,8 @@ import type { callsThreadApi } from './scripts/calls-thread.ts';
 
 type Api = typeof callsThreadApi;
 
-function start(): { calls: ThreadCalls<Api>; stop: () => Promise<number> } {
-  const worker = spawnThread('test/scripts/calls-thread.ts', 'calls-thread-test');
+function start(youngGenerationMb?: number): { calls: ThreadCalls<Api>; stop: () => Promise<number> } {
+  const worker = spawnThread('test/scripts/calls-thread.ts', 'calls-thread-test', youngGenerationMb === undefined ? {} : { youngGenerationMb });
   return { calls: new ThreadCalls<Api>(worker, 'the test thread'), stop: () => worker.terminate() };
 }
 
@@ -32,6 +33,21 @@ function isHistoryError(code: string, message?: RegExp) {
 }
 
 describe('thread calls', () => {
+  test('a thread runs with the young generation it was started with (the history worker has a smaller one)', async () => {
+    assert.notEqual(LIMITS.historyWorkerYoungGenerationMb, LIMITS.workerYoungGenerationMb);
+    for (const [asked, expected] of [
+      [undefined, LIMITS.workerYoungGenerationMb],
+      [LIMITS.historyWorkerYoungGenerationMb, LIMITS.historyWorkerYoungGenerationMb],
+    ] as const) {
+      const { calls, stop } = start(asked);
+      try {
+        assert.equal(await calls.call('youngGenerationMb'), expected);
+      } finally {
+        await stop();
+      }
+    }
+  });
+
   test('a value comes back as itself, or as JSON text made in the thread', async () => {
     const { calls, stop } = start();
     try {

@@ -7,7 +7,7 @@
 //               CREATE VIRTUAL TABLE docs USING fts5(body, tokenize='unicode61');
 //             one blob row per chunk, one FTS row per derived document, the
 //             writer's pragmas (its page size and checkpoint interval, WAL, synchronous=NORMAL, 32 MiB cache) and the
-//             pipeline's transaction budgets (1 MiB raw / 512 KiB text).
+//             pipeline's transaction budgets (LIMITS.batchRawBytes raw, LIMITS.batchBodyBytes text: derive.ts batches()).
 //   blob      the blob half of the baseline alone.
 //   fts       the FTS half of the baseline alone.
 //   writer    our HistoryWriter.commit on our schema (records, documents,

@@ -89,12 +89,21 @@ export interface Limits {
   /** Legacy tail replay cadence once the migration is verified (serve mode). */
   readonly migrationTailIntervalMs: number;
   /**
-   * V8 young generation of the history worker and parser threads (MiB). The
-   * default (about 48 MiB per thread) is mostly garbage between scavenges;
-   * capping it keeps the ingesting process's peak RSS well under 300 MiB at
-   * no measured CPU cost (bench/ingest.ts).
+   * V8 young generation of the service's threads (MiB): the writer, parser
+   * and reader threads. The default (about 48 MiB per thread) is mostly
+   * garbage between scavenges; capping it keeps the ingesting process's peak
+   * RSS down at no measured CPU cost (bench/ingest.ts). 4 MiB for every
+   * thread cost capture 6-13 % of its time (the writer thread is its critical
+   * path), so only the history worker has less (below).
    */
   readonly workerYoungGenerationMb: number;
+  /**
+   * The history worker's young generation (MiB). It has time to spare while
+   * the writer thread commits, and its scavenges are cheap: at 4 MiB the
+   * 9,000-session capture peaked 3-11 MiB lower in the same time (README,
+   * Benchmarks).
+   */
+  readonly historyWorkerYoungGenerationMb: number;
   /** How often a settings watcher (settings --watch, serve's config report) looks at the config files: one stat each. */
   readonly configPollMs: number;
   /** How long a resolved project root is reused before the Git layout is looked at again. */
@@ -208,6 +217,7 @@ export const LIMITS: Limits = {
   configPollMs: 2000,
   projectRootTtlMs: 2000,
   workerYoungGenerationMb: 8,
+  historyWorkerYoungGenerationMb: 4,
   scrubBytesPerSecond: 4 * 1024 * 1024,
   scrubBurstMs: 2000,
   scrubSweepIntervalMs: 60 * 60 * 1000,

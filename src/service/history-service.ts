@@ -20,6 +20,7 @@ import { parseConversationRequest, parseSearchRequest } from '../../protocols/se
 import type { HistoryStatus, HistoryWorkerApi, OnceSummary, Pace, ServeProgress, StartOptions } from '../../protocols/service.ts';
 import { resolvePaths } from '../config/paths.ts';
 import { ingestEnvDisabled } from '../config/ingest-env.ts';
+import { LIMITS } from '../config/limits.ts';
 import { emptyProgress } from '../migration/progress-object.ts';
 import { idleMirrorStatus } from '../../protocols/mirror.ts';
 import { ReaderThread } from './reader-thread.ts';
@@ -102,7 +103,7 @@ export class HistoryService {
   }
 
   private async spawn(): Promise<void> {
-    const worker = spawnThread('actors/history-worker.ts', 'agent-bridge-history');
+    const worker = spawnThread('actors/history-worker.ts', 'agent-bridge-history', { youngGenerationMb: LIMITS.historyWorkerYoungGenerationMb });
     this.worker = worker;
     this.api = new ThreadCalls<HistoryWorkerApi>(worker, 'the history worker');
     this.startedAt = Date.now();

@@ -13,6 +13,8 @@ const COMPILED = import.meta.url.endsWith('.js');
 export interface ThreadStart {
   readonly data?: Record<string, unknown>;
   readonly transferList?: readonly TransferListItem[];
+  /** The thread's V8 young generation in MiB (default LIMITS.workerYoungGenerationMb). */
+  readonly youngGenerationMb?: number;
 }
 
 /**
@@ -28,6 +30,6 @@ export function spawnThread(entry: string, name: string, start: ThreadStart = {}
     workerData: { ...start.data, entry: new URL(file, root).href },
     transferList: [...(start.transferList ?? [])],
     name,
-    resourceLimits: { maxYoungGenerationSizeMb: LIMITS.workerYoungGenerationMb },
+    resourceLimits: { maxYoungGenerationSizeMb: start.youngGenerationMb ?? LIMITS.workerYoungGenerationMb },
   });
 }

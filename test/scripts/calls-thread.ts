@@ -1,7 +1,7 @@
 // A thread answering calls (src/service/thread-calls.ts) for
 // test/thread-calls.test.ts: each method shows one behaviour of the wire.
 
-import { parentPort } from 'node:worker_threads';
+import { parentPort, resourceLimits } from 'node:worker_threads';
 import { HistoryError } from '../../protocols/errors.ts';
 import { answerCalls } from '../../src/service/thread-calls.ts';
 
@@ -20,6 +20,8 @@ export const callsThreadApi = {
   /** Never answers: a call waiting when the thread exits. */
   hang: () => new Promise<never>(() => undefined),
   exit: () => process.exit(3),
+  /** This thread's V8 young generation cap, as it was started with. */
+  youngGenerationMb: async () => resourceLimits.maxYoungGenerationSizeMb,
 };
 
 if (parentPort !== null) answerCalls(parentPort, callsThreadApi);
