@@ -42,6 +42,10 @@ describe('command modules load on demand', () => {
     const mcp = await imports(['mcp', '--bogus'], env);
     assert.equal(mcp.code, 2, 'a bad flag is a usage error');
     assert.ok(mcp.packages.has('@modelcontextprotocol/sdk'), 'the mcp command loads the MCP SDK');
+
+    const dashboard = await imports(['dashboard', '--bogus'], env);
+    assert.equal(dashboard.code, 2, 'a bad flag is a usage error');
+    assert.ok(dashboard.packages.has('hono'), 'the dashboard command loads its HTTP stack');
   });
 
   it('ingest --once captures without loading the HTTP stack or the MCP SDK in its process', async () => {
