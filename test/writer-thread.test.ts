@@ -28,8 +28,8 @@ import { claudeSession } from './helpers/mirror.ts';
 import { tilingProblems, withStore } from './helpers/store.ts';
 
 const SESSION = '70000000-0000-4000-8000-000000000001';
-const PATH = `/capture/${SESSION}.jsonl`;
 const PLAN = claudePlan(SESSION);
+const PATH = PLAN.id;
 
 /** A store with the current schema, made as the supervisor's own connection makes it before capture starts. */
 function newStore(): string {
