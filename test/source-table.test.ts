@@ -4,13 +4,14 @@
 // must give exactly what a fresh scan of the same states gives. The pending
 // sources are asked from a candidate set kept by those changes; they too must
 // be what asking every source gives, also as time settles a waiting tail and
-// passes release a replaced file.
+// passes release a replaced file, and the next one to visit must be one a
+// sort of every pending source puts first.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { SourcePlan } from '../protocols/sources.ts';
-import { SourceTable, type Observation } from '../src/ingest/source-table.ts';
+import { SourceTable, type Observation, type SourceState } from '../src/ingest/source-table.ts';
 import { prng } from './helpers/home.ts';
 
 const ROOTS = ['/h/.claude/projects', '/h/.codex/sessions'];
@@ -86,6 +87,8 @@ describe('source table', () => {
 
   it('finds the pending sources a scan of every source finds, as changes, time and passes go by', () => {
     let asked = 0;
+    let dirtyFirst = 0;
+    let visitedFirst = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const random = prng(seed);
       const table = new SourceTable([]);
@@ -120,28 +123,84 @@ describe('source table', () => {
           table.observe(state, null, { code: 'SOURCE_GONE', message: 'gone', step: 'stat' } as never);
         } else if (roll < 0.9) {
           table.observe(state, null, random() < 0.5 ? null : ({ code: 'READ_FAILED', message: 'unreadable', step: 'read' } as never));
+        } else if (roll < 0.95) {
+          table.visit(state);
+        } else if (roll < 0.98) {
+          table.markDirty(state);
         }
         // Otherwise only time passes.
         const isBusy = (s: { plan: SourcePlan }): boolean => busy.has(s.plan.id);
-        const scanned = [...table.all()].filter((s) => !isBusy(s) && table.isPending(s, settled)).map((s) => s.plan.id).sort();
-        const found = table.pendingStates(settled, isBusy).map((s) => s.plan.id);
-        assert.deepEqual([...found].sort(), scanned, `seed ${seed} step ${step}: pending`);
-        asked += found.length;
+        const scanned = [...table.all()].filter((s) => !isBusy(s) && table.isPending(s, settled));
+        const key = (s: SourceState): string => `${s.dirty ? 0 : 1}:${String(s.visits).padStart(4, '0')}`;
+        const next = table.nextPending(settled, isBusy);
+        const best = scanned.map(key).sort()[0];
+        assert.equal(next === undefined ? undefined : key(next), best, `seed ${seed} step ${step}: the next source's key`);
+        assert.ok(next === undefined || scanned.includes(next), `seed ${seed} step ${step}: the next source is pending and not busy`);
+        assert.equal(table.hasPending(settled, isBusy), scanned.length > 0, `seed ${seed} step ${step}: any pending`);
+        assert.equal(table.pendingCount(settled, isBusy), scanned.length, `seed ${seed} step ${step}: pending count`);
+        asked += scanned.length;
+        if (next !== undefined && next.dirty) dirtyFirst++;
+        if (next !== undefined && next.visits > 0) visitedFirst++;
+        // As the scheduler does, the next source often gets its visit.
+        if (next !== undefined && random() < 0.4) table.visit(next);
       }
     }
-    // The sequences reach pending sources at all (a table that never has one would prove nothing).
+    // The sequences reach pending sources at all, and dirty and visited ones among them (else they would prove little).
     assert.ok(asked > 1000, `pending sources seen: ${asked}`);
+    assert.ok(dirtyFirst > 50 && visitedFirst > 50, `next sources dirty: ${dirtyFirst}, visited before: ${visitedFirst}`);
   });
 
-  it('puts dirty sources first, then the least visited', () => {
+  it('puts dirty sources first, then the least visited, then in the order they became candidates', () => {
     const table = new SourceTable([]);
-    const states = [0, 1, 2, 3].map((i) => table.activate(plan(i)));
+    const states = [0, 1, 2, 3, 4].map((i) => table.activate(plan(i)));
     for (const [n, state] of states.entries()) {
-      state.visits = [5, 1, 3, 2][n] as number;
+      for (let v = 0; v < ([5, 1, 3, 2, 1][n] as number); v++) table.visit(state);
       table.observe(state, { identity: `ino${n}`, size: 10, mtimeMs: 0 });
     }
-    (states[2] as (typeof states)[number]).dirty = true;
-    assert.deepEqual(table.pendingStates(() => true, () => false).map((s) => s.plan.id), [2, 1, 3, 0].map((i) => plan(i).id));
+    table.markDirty(states[2] as SourceState);
+    const order: string[] = [];
+    const taken = new Set<SourceState>();
+    for (let next = table.nextPending(() => true, (s) => taken.has(s)); next !== undefined; next = table.nextPending(() => true, (s) => taken.has(s))) {
+      order.push(next.plan.id);
+      taken.add(next);
+    }
+    assert.deepEqual(order, [2, 1, 4, 3, 0].map((i) => plan(i).id));
+    // A visit clears the mark and counts: source 2 now has 4 visits and goes last but one.
+    table.visit(states[2] as SourceState);
+    assert.equal(states[2]?.dirty, false);
+    assert.equal(states[2]?.visits, 4);
+    assert.equal(table.nextPending(() => true, () => false), states[1]);
+  });
+
+  it('asks only the first candidates for the next source when one of them has the best key', () => {
+    const table = new SourceTable([]);
+    const states = Array.from({ length: 10_000 }, (_, i) => table.activate(plan(i)));
+    for (const [i, state] of states.entries()) table.observe(state, { identity: `ino${i}`, size: 10, mtimeMs: 0 });
+    // Sources 0 and 1 are being read and had a visit; every other one is unvisited and pending.
+    const reading = new Set(states.slice(0, 2));
+    for (const state of reading) table.visit(state);
+    let asked = 0;
+    const busy = (s: SourceState): boolean => {
+      asked++;
+      return reading.has(s);
+    };
+    assert.equal(table.nextPending(() => true, busy), states[2]);
+    assert.ok(asked <= 3, `candidates asked: ${asked}`);
+    // A dirty source anywhere goes first: the scan goes on until it finds it.
+    table.markDirty(states[7_000] as SourceState);
+    asked = 0;
+    assert.equal(table.nextPending(() => true, busy), states[7_000]);
+    assert.ok(asked >= 7_000 && asked <= 7_001, `candidates asked: ${asked}`);
+    // Its visit clears the mark: the first unvisited candidate is the best again.
+    table.visit(states[7_000] as SourceState);
+    reading.add(states[7_000] as SourceState);
+    asked = 0;
+    assert.equal(table.nextPending(() => true, busy), states[2]);
+    assert.ok(asked <= 3, `candidates asked after the dirty one's visit: ${asked}`);
+    // Counting still asks them all.
+    asked = 0;
+    assert.equal(table.pendingCount(() => true, busy), 9_997);
+    assert.equal(asked, 10_000);
   });
 
   it('gives the lately changed sources to the poll, a bounded number in turns, and lets old changes go', () => {

@@ -200,7 +200,7 @@ export class FileSources {
       this.dirtyPaths.delete(path);
       const state = table.byPathGet(path);
       if (state !== undefined) {
-        state.dirty = true;
+        table.markDirty(state);
         table.observe(state, ...(await observe(path)));
       } else {
         const found = await this.ports.discovery.locate(path);
@@ -221,9 +221,8 @@ export class FileSources {
     for (const state of slice) if (!this.lanes.has(state.plan.id)) table.observe(state, ...observeSync(state.plan.path));
   }
 
-  private pending(): SourceState[] {
-    return this.table.pendingStates(this.options.settled, (state) => this.lanes.has(state.plan.id) || this.uncommitted.has(state.plan.id));
-  }
+  /** Whether a source is being read (a lane) or has chunks waiting for their commit: not pending until that is over. */
+  private readonly busy = (state: SourceState): boolean => this.lanes.has(state.plan.id) || this.uncommitted.has(state.plan.id);
 
   /** Lanes that may still give chunks (an exhausted or yielding one waits for its last batch to settle before it closes). */
   private readingLanes(): ActiveLane[] {
@@ -232,7 +231,12 @@ export class FileSources {
 
   /** File sources waiting for a visit, plus those being read (and, in a once run, those waiting for a pass). */
   pendingCount(): number {
-    return this.pending().length + this.lanes.size + (this.options.mode === 'once' ? this.table.deferredCount() : 0);
+    return this.table.pendingCount(this.options.settled, this.busy) + this.lanes.size + (this.options.mode === 'once' ? this.table.deferredCount() : 0);
+  }
+
+  /** pendingCount() > 0, without counting: the capture loop asks it every turn. */
+  hasPending(): boolean {
+    return this.lanes.size > 0 || this.table.hasPending(this.options.settled, this.busy) || (this.options.mode === 'once' && this.table.deferredCount() > 0);
   }
 
   goneCount(): number {
@@ -261,20 +265,27 @@ export class FileSources {
   private async openLanes(): Promise<void> {
     const table = this.table;
     const { limits } = this.options;
-    const waiting = this.pending();
+    // Sources this call gave a lane to, took one from, or failed to open: each has had its turn for this batch.
+    const turned = new Set<SourceState>();
+    const next = (): SourceState | undefined => table.nextPending(this.options.settled, (state) => turned.has(state) || this.busy(state));
+    const waiting = next() !== undefined;
     // A source that had its turn yields to waiting ones: it stops giving chunks at once, and closes once they settled
     // (the next batch is gathered while one is in flight, so a lane that still gave chunks always has some there).
     // A turn, once over, stays over: the source that took it has a lane now and no longer waits, yet the yielding
     // source must not take its place again (two lanes before it in the batch would starve it); it queues again,
     // behind those that waited (fewer visits).
     for (const active of [...this.lanes.values()]) {
-      active.yielding ||= active.batches >= limits.sourceTurnBatches && waiting.length > 0;
-      if (active.yielding && !this.uncommitted.has(active.state.plan.id)) await this.closeLanes([active]);
+      active.yielding ||= active.batches >= limits.sourceTurnBatches && waiting;
+      if (active.yielding && !this.uncommitted.has(active.state.plan.id)) {
+        turned.add(active.state);
+        await this.closeLanes([active]);
+      }
     }
-    for (const state of waiting) {
-      if (this.readingLanes().length >= limits.sourcesPerBatch) break;
-      state.dirty = false;
-      state.visits++;
+    while (this.readingLanes().length < limits.sourcesPerBatch) {
+      const state = next();
+      if (state === undefined) break;
+      turned.add(state);
+      table.visit(state);
       try {
         const lane = await Lane.open(
           { id: state.plan.id, path: state.plan.path, format: state.plan.format, cursor: state.cursor, context: {
@@ -396,7 +407,7 @@ export class FileSources {
     const facts: Partial<SourceCursor> = { ...EMPTY_CURSOR, facts: null, generation: state.cursor.generation + 1 };
     this.ports.history({ type: 'touch', id, facts });
     this.table.committed(id, { ...state.cursor, ...facts });
-    state.dirty = true;
+    this.table.markDirty(state);
   }
 
   problems(): SourceProblem[] {

@@ -216,7 +216,7 @@ export class Scheduler {
           backlog = (await this.reindex()) || backlog;
           // history.db's FTS5 index merges here, in bounded steps, not inside the batches' commits, and
           // lazily while capture (or a first discovery pass) has more to write (src/store/fts-merge.ts).
-          capturing = backlog || files.busyPass || this.pendingCount() > 0;
+          capturing = backlog || files.busyPass || this.hasPending();
           backlog = (await this.merge(capturing)) || backlog;
           backlog = (await this.mirror(backlog)) || backlog;
         } catch (error) {
@@ -224,7 +224,7 @@ export class Scheduler {
           // A damaged history.db: nothing more can be written until `agent-bridge recover`.
           if (this.lastError?.code === 'STORE_CORRUPT') break;
         }
-        capturing ||= files.busyPass || this.pendingCount() > 0;
+        capturing ||= files.busyPass || this.hasPending();
         backlog ||= capturing;
         // The phase is capture's: index merges and the project replicas go on after it (a replica rebuild at the
         // specification's pace can take many minutes), and status reports the replicas' progress of their own.
@@ -375,6 +375,11 @@ export class Scheduler {
 
   pendingCount(): number {
     return (this.files?.pendingCount() ?? 0) + this.ports.providers.filter((p) => p.backlog).length;
+  }
+
+  /** pendingCount() > 0, without a scan of every source while one is pending (the loop asks it every turn). */
+  hasPending(): boolean {
+    return (this.files?.hasPending() ?? false) || this.ports.providers.some((p) => p.backlog);
   }
 
   goneCount(): number {

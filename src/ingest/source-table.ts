@@ -27,12 +27,12 @@ export interface SourceState {
   plan: SourcePlan;
   cursor: SourceCursor;
   observed: Observation | null;
-  /** A watch event arrived since the last visit. */
-  dirty: boolean;
+  /** A watch event arrived since the last visit (set through SourceTable.markDirty). */
+  readonly dirty: boolean;
   /** The last visit stopped at an unfinished last line of a file that looked like this. */
   waitingTail: Observation | null;
-  /** Visits so far; the least visited pending source goes first. */
-  visits: number;
+  /** Visits so far; the least visited pending source goes first (counted by SourceTable.visit). */
+  readonly visits: number;
   problem: HistoryErrorShape | null;
   /** The file is gone from disk (Claude's 30-day cleanup, a moved file): nothing to read, everything retained. */
   gone: boolean;
@@ -45,6 +45,14 @@ export interface SourceState {
    * anywhere under the roots wins over a new generation.
    */
   replacedSeen: number | null;
+}
+
+/** What the table itself may change of a state (dirty and visits are kept in step with its candidate counts). */
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** Whether `a` goes before `b` among pending sources: dirty first, then the least visited (ties: candidate order). */
+function goesBefore(a: SourceState, b: SourceState): boolean {
+  return a.dirty !== b.dirty ? a.dirty : a.visits < b.visits;
 }
 
 function sameObservation(a: Observation | null, b: Observation | null): boolean {
@@ -84,6 +92,15 @@ export class SourceTable {
    * the number of unchanged sources.
    */
   private readonly candidates = new Set<SourceState>();
+  /**
+   * How many candidates have each visit count, and how many are dirty. The
+   * best key among them bounds the best pending source from below, so the
+   * scan for the next source to visit stops at the first pending one that
+   * has it: during a backlog of 15,000 files, one of the first few, where a
+   * sort of every pending source cost 0.8 ms per batch (8 GiB scale bench).
+   */
+  private readonly candidateVisits = new Map<number, number>();
+  private dirtyCandidates = 0;
   /** Sources whose file was seen changing, until recentlyChanged finds their last change older than its window. */
   private readonly changing = new Set<SourceState>();
 
@@ -102,6 +119,44 @@ export class SourceTable {
       this.storedByPath.set(row.path, row.id);
       this.remember(row.cursor.identity, row.id);
     }
+  }
+
+  private addCandidate(state: SourceState): void {
+    if (this.candidates.has(state)) return;
+    this.candidates.add(state);
+    this.candidateVisits.set(state.visits, (this.candidateVisits.get(state.visits) ?? 0) + 1);
+    if (state.dirty) this.dirtyCandidates++;
+  }
+
+  private dropCandidate(state: SourceState): void {
+    if (!this.candidates.delete(state)) return;
+    this.uncountVisits(state.visits);
+    if (state.dirty) this.dirtyCandidates--;
+  }
+
+  private uncountVisits(visits: number): void {
+    const n = (this.candidateVisits.get(visits) ?? 0) - 1;
+    if (n > 0) this.candidateVisits.set(visits, n);
+    else this.candidateVisits.delete(visits);
+  }
+
+  /** A watch event (or a restarted generation) asks for a visit ahead of the others. */
+  markDirty(state: SourceState): void {
+    if (state.dirty) return;
+    (state as Writable<SourceState>).dirty = true;
+    if (this.candidates.has(state)) this.dirtyCandidates++;
+  }
+
+  /** A visit begins: the source is no longer dirty and has one visit more. */
+  visit(state: SourceState): void {
+    if (this.candidates.has(state)) {
+      this.uncountVisits(state.visits);
+      this.candidateVisits.set(state.visits + 1, (this.candidateVisits.get(state.visits + 1) ?? 0) + 1);
+      if (state.dirty) this.dirtyCandidates--;
+    }
+    const writable = state as Writable<SourceState>;
+    writable.dirty = false;
+    writable.visits++;
   }
 
   private remember(identity: string, id: string): void {
@@ -197,7 +252,7 @@ export class SourceTable {
       if (existing.plan.path !== plan.path) this.byPath.delete(existing.plan.path);
       existing.plan = plan;
       this.byPath.set(plan.path, existing);
-      this.candidates.add(existing);
+      this.addCandidate(existing);
       return existing;
     }
     const row = this.stored.get(plan.id);
@@ -215,7 +270,7 @@ export class SourceTable {
     this.byId.set(plan.id, state);
     this.byPath.set(plan.path, state);
     this.order.push(state);
-    this.candidates.add(state);
+    this.addCandidate(state);
     return state;
   }
 
@@ -223,7 +278,7 @@ export class SourceTable {
     const state = this.byId.get(id);
     if (state === undefined) return;
     this.version++;
-    this.candidates.add(state);
+    this.addCandidate(state);
     state.cursor = cursor;
     // The table's own id string, not `id`, which came with the writer thread's reply (a copy) and which the set
     // would keep: at 9,879 sources those copies were 1.5 MiB of the history worker's heap (a heap snapshot).
@@ -234,7 +289,7 @@ export class SourceTable {
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
     const [gone, before, seen] = [state.gone, state.problem, state.observed];
     this.observeState(state, observation, problem);
-    this.candidates.add(state);
+    this.addCandidate(state);
     const changed = observation !== seen && !sameObservation(seen, observation);
     if (changed && observation !== null) this.changing.add(state);
     if (state.gone !== gone || state.problem !== before || changed) this.version++;
@@ -336,22 +391,48 @@ export class SourceTable {
   /** A visit stopped at an unfinished last line of a file that looked like `tail` (null: it did not). */
   waitForTail(state: SourceState, tail: Observation | null): void {
     state.waitingTail = tail;
-    this.candidates.add(state);
+    this.addCandidate(state);
   }
 
   /**
-   * The pending sources `busy` does not exclude (those being read), dirty
-   * ones first, then the least visited. Asks only the candidates; a busy one
-   * stays a candidate, to be asked when its visit is over.
+   * The pending source to visit next among those `busy` does not exclude:
+   * dirty ones first, then the least visited, then in candidate order. Asks
+   * the candidates in order and stops at one with the best key any candidate
+   * has (see candidateVisits); a busy one stays a candidate, to be asked when
+   * its visit is over.
    */
-  pendingStates(settledAt: (mtimeMs: number) => boolean, busy: (state: SourceState) => boolean): SourceState[] {
-    const list: SourceState[] = [];
+  nextPending(settledAt: (mtimeMs: number) => boolean, busy: (state: SourceState) => boolean): SourceState | undefined {
+    const bestDirty = this.dirtyCandidates > 0;
+    let bestVisits = Infinity;
+    for (const visits of this.candidateVisits.keys()) bestVisits = Math.min(bestVisits, visits);
+    let next: SourceState | undefined;
     for (const state of this.candidates) {
-      if (busy(state)) continue;
-      if (this.isPending(state, settledAt)) list.push(state);
-      else if (state.waitingTail === null && state.replacedSeen === null) this.candidates.delete(state);
+      if (busy(state) || !this.stillPending(state, settledAt)) continue;
+      if (next !== undefined && !goesBefore(state, next)) continue;
+      next = state;
+      if (state.dirty === bestDirty && state.visits === bestVisits) break;
     }
-    return list.sort((a, b) => Number(b.dirty) - Number(a.dirty) || a.visits - b.visits);
+    return next;
+  }
+
+  /** How many sources are pending, `busy` ones aside (a whole scan: for status, once a second). */
+  pendingCount(settledAt: (mtimeMs: number) => boolean, busy: (state: SourceState) => boolean): number {
+    let n = 0;
+    for (const state of this.candidates) if (!busy(state) && this.stillPending(state, settledAt)) n++;
+    return n;
+  }
+
+  /** Whether any source is pending, `busy` ones aside. */
+  hasPending(settledAt: (mtimeMs: number) => boolean, busy: (state: SourceState) => boolean): boolean {
+    for (const state of this.candidates) if (!busy(state) && this.stillPending(state, settledAt)) return true;
+    return false;
+  }
+
+  /** isPending for a candidate; one that is not and cannot become pending with time or a pass stops being one. */
+  private stillPending(state: SourceState, settledAt: (mtimeMs: number) => boolean): boolean {
+    if (this.isPending(state, settledAt)) return true;
+    if (state.waitingTail === null && state.replacedSeen === null) this.dropCandidate(state);
+    return false;
   }
 
   /** Whether a visit could capture something or must decide on a new generation. */
