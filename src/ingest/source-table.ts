@@ -81,9 +81,16 @@ export class SourceTable {
    * time was most of an idle service's CPU.
    */
   private version = 0;
+  /**
+   * Bumped only by the changes the gone and problem answers read (activation,
+   * a move, an observation whose gone or problem differs), not by every
+   * commit: during a backlog of 15,000 files their scans ran at every status
+   * (0.6 % of a core late in the 8 GiB capture, perf).
+   */
+  private presenceVersion = 0;
   private readonly answers = new Map<string, { version: number; value: unknown }>();
   /**
-   * Sources that may be pending (see pendingStates): each one activated,
+   * Sources that may be pending (see nextPending): each one activated,
    * observed, committed or given a waiting tail since it was last asked, and
    * each whose answer can change with no such change (an unfinished tail that
    * settles with time, a replaced file that waits for a pass). A source
@@ -104,12 +111,12 @@ export class SourceTable {
   /** Sources whose file was seen changing, until recentlyChanged finds their last change older than its window. */
   private readonly changing = new Set<SourceState>();
 
-  /** `compute()`, taken again only when the table changed since it was last taken under `key`. */
-  private memo<T>(key: string, compute: () => T): T {
+  /** `compute()`, taken again only when `version` (the table's, or presenceVersion) moved since it was last taken under `key`. */
+  private memo<T>(key: string, compute: () => T, version = this.version): T {
     const hit = this.answers.get(key);
-    if (hit !== undefined && hit.version === this.version) return hit.value as T;
+    if (hit !== undefined && hit.version === version) return hit.value as T;
     const value = compute();
-    this.answers.set(key, { version: this.version, value });
+    this.answers.set(key, { version, value });
     return value;
   }
 
@@ -239,6 +246,7 @@ export class SourceTable {
     const row = this.stored.get(id);
     if (row === undefined) return;
     this.version++;
+    this.presenceVersion++;
     if (this.storedByPath.get(row.path) === id) this.storedByPath.delete(row.path);
     this.stored.set(id, { ...row, path });
     this.storedByPath.set(path, id);
@@ -247,6 +255,7 @@ export class SourceTable {
   /** Activate a classified source; its cursor comes from the stored row when there is one. */
   activate(plan: SourcePlan): SourceState {
     this.version++;
+    this.presenceVersion++;
     const existing = this.byId.get(plan.id);
     if (existing !== undefined) {
       if (existing.plan.path !== plan.path) this.byPath.delete(existing.plan.path);
@@ -292,6 +301,7 @@ export class SourceTable {
     this.addCandidate(state);
     const changed = observation !== seen && !sameObservation(seen, observation);
     if (changed && observation !== null) this.changing.add(state);
+    if (state.gone !== gone || state.problem !== before) this.presenceVersion++;
     if (state.gone !== gone || state.problem !== before || changed) this.version++;
   }
 
@@ -318,7 +328,7 @@ export class SourceTable {
    * plus stored ones a complete discovery pass did not find again.
    */
   goneCount(passComplete: boolean): number {
-    return this.memo(`gone:${passComplete}`, () => this.countGone(passComplete));
+    return this.memo(`gone:${passComplete}`, () => this.countGone(passComplete), this.presenceVersion);
   }
 
   private countGone(passComplete: boolean): number {
@@ -340,7 +350,7 @@ export class SourceTable {
    */
   vanishedRoots(roots: readonly string[], passComplete: boolean, folderExists: (path: string) => boolean): Array<{ root: string; files: number }> {
     // The scan is memoised; the folders are asked every time (one can vanish with no change of the table).
-    return this.memo(`vanished:${passComplete}:${roots.join('\0')}`, () => this.rootsAllGone(roots, passComplete))
+    return this.memo(`vanished:${passComplete}:${roots.join('\0')}`, () => this.rootsAllGone(roots, passComplete), this.presenceVersion)
       .filter((c) => !c.folders.some(folderExists))
       .map(({ root, files }) => ({ root, files }));
   }
@@ -385,7 +395,7 @@ export class SourceTable {
       const list: SourceProblem[] = [];
       for (const { plan, problem } of this.byId.values()) if (problem !== null) list.push({ path: plan.path, code: problem.code, message: problem.message });
       return list;
-    });
+    }, this.presenceVersion);
   }
 
   /** A visit stopped at an unfinished last line of a file that looked like `tail` (null: it did not). */
