@@ -1,6 +1,6 @@
 // The source table's whole-table answers (backlog bytes, gone files, vanished
-// roots) are memoised between changes of the table, because status asks for
-// them every second. Random sequences of observations, commits and moves
+// roots) are kept in step with changes of the table or memoised between them,
+// because status asks for them every second. Random sequences of observations, commits and moves
 // must give exactly what a fresh scan of the same states gives. The pending
 // sources are asked from a candidate set kept by those changes; they too must
 // be what asking every source gives, also as time settles a waiting tail and

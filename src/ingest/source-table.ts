@@ -75,19 +75,16 @@ export class SourceTable {
   /** A pass is running: an observation made now waits for the pass after it. */
   passRunning = false;
   /**
-   * Bumped by every change of what the whole-table answers below read
-   * (activation, a move, a committed cursor, an observation that differs):
-   * status asks for them every second, and with 10,000 sources a scan each
-   * time was most of an idle service's CPU.
+   * Bumped by every change of what the memoised whole-table answers below
+   * read (activation, a move, an observation whose gone or problem differs;
+   * not a commit): status asks for them every second, and with 10,000
+   * sources a scan each time was most of an idle service's CPU; during a
+   * backlog of 15,000 files, a scan after every commit was 0.6 % of a core
+   * late in the 8 GiB capture (perf).
    */
   private version = 0;
-  /**
-   * Bumped only by the changes the gone and problem answers read (activation,
-   * a move, an observation whose gone or problem differs), not by every
-   * commit: during a backlog of 15,000 files their scans ran at every status
-   * (0.6 % of a core late in the 8 GiB capture, perf).
-   */
-  private presenceVersion = 0;
+  /** Bytes observed but not yet captured, over every source: kept in step by each change of an observation or a cursor. */
+  private backlog = 0;
   private readonly answers = new Map<string, { version: number; value: unknown }>();
   /**
    * Sources that may be pending (see nextPending): each one activated,
@@ -111,12 +108,12 @@ export class SourceTable {
   /** Sources whose file was seen changing, until recentlyChanged finds their last change older than its window. */
   private readonly changing = new Set<SourceState>();
 
-  /** `compute()`, taken again only when `version` (the table's, or presenceVersion) moved since it was last taken under `key`. */
-  private memo<T>(key: string, compute: () => T, version = this.version): T {
+  /** `compute()`, taken again only when the table changed since it was last taken under `key`. */
+  private memo<T>(key: string, compute: () => T): T {
     const hit = this.answers.get(key);
-    if (hit !== undefined && hit.version === version) return hit.value as T;
+    if (hit !== undefined && hit.version === this.version) return hit.value as T;
     const value = compute();
-    this.answers.set(key, { version, value });
+    this.answers.set(key, { version: this.version, value });
     return value;
   }
 
@@ -246,7 +243,6 @@ export class SourceTable {
     const row = this.stored.get(id);
     if (row === undefined) return;
     this.version++;
-    this.presenceVersion++;
     if (this.storedByPath.get(row.path) === id) this.storedByPath.delete(row.path);
     this.stored.set(id, { ...row, path });
     this.storedByPath.set(path, id);
@@ -255,7 +251,6 @@ export class SourceTable {
   /** Activate a classified source; its cursor comes from the stored row when there is one. */
   activate(plan: SourcePlan): SourceState {
     this.version++;
-    this.presenceVersion++;
     const existing = this.byId.get(plan.id);
     if (existing !== undefined) {
       if (existing.plan.path !== plan.path) this.byPath.delete(existing.plan.path);
@@ -286,9 +281,10 @@ export class SourceTable {
   committed(id: string, cursor: SourceCursor): void {
     const state = this.byId.get(id);
     if (state === undefined) return;
-    this.version++;
     this.addCandidate(state);
+    const backlog = this.backlogBytes(state);
     state.cursor = cursor;
+    this.backlog += this.backlogBytes(state) - backlog;
     // The table's own id string, not `id`, which came with the writer thread's reply (a copy) and which the set
     // would keep: at 9,879 sources those copies were 1.5 MiB of the history worker's heap (a heap snapshot).
     this.remember(cursor.identity, state.plan.id);
@@ -296,13 +292,13 @@ export class SourceTable {
   }
 
   observe(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null = null): void {
-    const [gone, before, seen] = [state.gone, state.problem, state.observed];
+    const [gone, before, seen, backlog] = [state.gone, state.problem, state.observed, this.backlogBytes(state)];
     this.observeState(state, observation, problem);
+    this.backlog += this.backlogBytes(state) - backlog;
     this.addCandidate(state);
     const changed = observation !== seen && !sameObservation(seen, observation);
     if (changed && observation !== null) this.changing.add(state);
-    if (state.gone !== gone || state.problem !== before) this.presenceVersion++;
-    if (state.gone !== gone || state.problem !== before || changed) this.version++;
+    if (state.gone !== gone || state.problem !== before) this.version++;
   }
 
   private observeState(state: SourceState, observation: Observation | null, problem: HistoryErrorShape | null): void {
@@ -328,7 +324,7 @@ export class SourceTable {
    * plus stored ones a complete discovery pass did not find again.
    */
   goneCount(passComplete: boolean): number {
-    return this.memo(`gone:${passComplete}`, () => this.countGone(passComplete), this.presenceVersion);
+    return this.memo(`gone:${passComplete}`, () => this.countGone(passComplete));
   }
 
   private countGone(passComplete: boolean): number {
@@ -350,7 +346,7 @@ export class SourceTable {
    */
   vanishedRoots(roots: readonly string[], passComplete: boolean, folderExists: (path: string) => boolean): Array<{ root: string; files: number }> {
     // The scan is memoised; the folders are asked every time (one can vanish with no change of the table).
-    return this.memo(`vanished:${passComplete}:${roots.join('\0')}`, () => this.rootsAllGone(roots, passComplete), this.presenceVersion)
+    return this.memo(`vanished:${passComplete}:${roots.join('\0')}`, () => this.rootsAllGone(roots, passComplete))
       .filter((c) => !c.folders.some(folderExists))
       .map(({ root, files }) => ({ root, files }));
   }
@@ -395,7 +391,7 @@ export class SourceTable {
       const list: SourceProblem[] = [];
       for (const { plan, problem } of this.byId.values()) if (problem !== null) list.push({ path: plan.path, code: problem.code, message: problem.message });
       return list;
-    }, this.presenceVersion);
+    });
   }
 
   /** A visit stopped at an unfinished last line of a file that looked like `tail` (null: it did not). */
@@ -462,11 +458,7 @@ export class SourceTable {
 
   /** Bytes observed but not yet captured, over every source. */
   totalBacklogBytes(): number {
-    return this.memo('backlog', () => {
-      let bytes = 0;
-      for (const state of this.byId.values()) bytes += this.backlogBytes(state);
-      return bytes;
-    });
+    return this.backlog;
   }
 
   /**
