@@ -101,7 +101,8 @@ export class SourceTable {
    * best key among them bounds the best pending source from below, so the
    * scan for the next source to visit stops at the first pending one that
    * has it: during a backlog of 15,000 files, one of the first few, where a
-   * sort of every pending source cost 0.8 ms per batch (8 GiB scale bench).
+   * sort of every pending source cost 0.76 ms, three times a batch (perf of
+   * the 8 GiB capture; README, Benchmarks).
    */
   private readonly candidateVisits = new Map<number, number>();
   private dirtyCandidates = 0;
