@@ -129,18 +129,19 @@ export class SourceTable {
   private addCandidate(state: SourceState): void {
     if (this.candidates.has(state)) return;
     this.candidates.add(state);
-    this.candidateVisits.set(state.visits, (this.candidateVisits.get(state.visits) ?? 0) + 1);
+    this.countVisits(state.visits, 1);
     if (state.dirty) this.dirtyCandidates++;
   }
 
   private dropCandidate(state: SourceState): void {
     if (!this.candidates.delete(state)) return;
-    this.uncountVisits(state.visits);
+    this.countVisits(state.visits, -1);
     if (state.dirty) this.dirtyCandidates--;
   }
 
-  private uncountVisits(visits: number): void {
-    const n = (this.candidateVisits.get(visits) ?? 0) - 1;
+  /** One candidate more (+1) or fewer (-1) with `visits` visits; a count that reaches 0 leaves the map. */
+  private countVisits(visits: number, change: 1 | -1): void {
+    const n = (this.candidateVisits.get(visits) ?? 0) + change;
     if (n > 0) this.candidateVisits.set(visits, n);
     else this.candidateVisits.delete(visits);
   }
@@ -155,8 +156,8 @@ export class SourceTable {
   /** A visit begins: the source is no longer dirty and has one visit more. */
   visit(state: SourceState): void {
     if (this.candidates.has(state)) {
-      this.uncountVisits(state.visits);
-      this.candidateVisits.set(state.visits + 1, (this.candidateVisits.get(state.visits + 1) ?? 0) + 1);
+      this.countVisits(state.visits, -1);
+      this.countVisits(state.visits + 1, 1);
       if (state.dirty) this.dirtyCandidates--;
     }
     const writable = state as Writable<SourceState>;
