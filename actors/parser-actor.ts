@@ -1,9 +1,11 @@
 // Parser actor: runs in a piscina thread. Pure: a chunk's bytes in
-// (transferred), decoded segments out (the bytes transferred back). It never
-// opens a file or a database; one module per format does the decoding.
+// (transferred), decoded segments out (the bytes transferred back, the
+// segments' texts in one transferred buffer: protocols/segment-texts.ts). It
+// never opens a file or a database; one module per format does the decoding.
 
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import type { ParseResult, ParseTask } from '../protocols/records.ts';
+import { packTexts } from '../protocols/segment-texts.ts';
 import { claudeDecoder } from '../src/sources/claude.ts';
 import { codexDecoder } from '../src/sources/codex.ts';
 import { parseJsonlChunk, parseOpaqueChunk, parseTextChunk } from '../src/sources/jsonl.ts';
@@ -35,11 +37,11 @@ export function parseChunk(task: ParseTask): ParseResult {
   }
 }
 
-/** piscina handler: hands the chunk's buffer back instead of copying it. */
+/** piscina handler: hands the chunk's buffer and the texts' buffer back instead of copying them. */
 export default function handle(task: ParseTask): unknown {
-  const result = parseChunk(task);
+  const result = packTexts(parseChunk(task));
   return move({
-    [transferableSymbol]: [result.bytes.buffer],
+    [transferableSymbol]: [result.bytes.buffer, result.texts.buffer],
     [valueSymbol]: result,
   } as never);
 }

@@ -1,9 +1,10 @@
 // The parser pool: piscina threads running parser-actor.ts. Chunks travel as
-// transferred ArrayBuffers in both directions, never copied.
+// transferred ArrayBuffers in both directions, never copied; so do the
+// segments' texts on the way back (protocols/segment-texts.ts).
 
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { ParseResult, ParseTask } from '../protocols/records.ts';
+import type { ParsedChunk, ParseTask } from '../protocols/records.ts';
 import { LIMITS } from '../src/config/limits.ts';
 
 /** Parser threads: one less than the cores (the writer needs one), at least one, at most four. */
@@ -32,7 +33,7 @@ export class ParserPool {
     });
   }
 
-  parse = (task: ParseTask): Promise<ParseResult> => this.pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] }) as Promise<ParseResult>;
+  parse = (task: ParseTask): Promise<ParsedChunk> => this.pool.run(task, { transferList: [task.bytes.buffer as ArrayBuffer] }) as Promise<ParsedChunk>;
 
   async stop(): Promise<void> {
     await this.pool.destroy();

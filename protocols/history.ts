@@ -2,7 +2,7 @@
 // shapes their payloads and replies carry.
 
 import { HistoryError } from './errors.ts';
-import type { ChunkHints, LineFacts, Segment } from './records.ts';
+import type { ChunkHints, LineFacts, WireSegment } from './records.ts';
 import type { RowBatch } from './rows.ts';
 import type { SourceCursor, SourcePlan, StoredSource } from './sources.ts';
 
@@ -115,7 +115,9 @@ export interface CommitChunk {
   readonly offset: number;
   /** Never empty: a lane hands out no empty chunk (an empty one is a chunk whose bytes were sent away). */
   readonly bytes: Uint8Array;
-  readonly segments: readonly Segment[];
+  readonly segments: readonly WireSegment[];
+  /** The segments' texts, UTF-8, in segment order (protocols/segment-texts.ts); transferred like `bytes`. */
+  readonly texts: Uint8Array;
   readonly hints: ChunkHints;
   /** Canonical project of hints.cwd, resolved before the transaction. */
   readonly project: string | null;
@@ -233,12 +235,14 @@ export interface ScrubProgress {
 
 /**
  * What a message moves to the thread it is posted to instead of copying: a
- * commit's chunk bytes. Each chunk's bytes are a view on a buffer of its own
+ * commit's chunk bytes and texts. Each chunk's bytes are a view on a buffer of its own
  * (read by a lane, then moved to a parser thread and back), so moving them
  * spares the two copies a structured clone makes (one through the
  * serializer, one into the writer thread's heap) of every captured byte,
  * and the history worker's heap and malloc arena the garbage they leave
- * behind. A buffer Node pools (a small Buffer) is copied anyway.
+ * behind. A buffer Node pools (a small Buffer) is copied anyway. The texts
+ * are a buffer of their own too (protocols/segment-texts.ts); an empty one
+ * is left to the clone.
  */
 export function commitTransfers(message: HistoryMessage): ArrayBuffer[] {
   if (message.type !== 'commit') return [];
@@ -246,5 +250,6 @@ export function commitTransfers(message: HistoryMessage): ArrayBuffer[] {
   // message whose transfer list names a moved buffer without a word (and a clone of one throws).
   const moved = message.chunks.find((chunk) => chunk.bytes.byteLength === 0);
   if (moved !== undefined) throw new HistoryError('INTERNAL', `a chunk of ${moved.source} at offset ${moved.offset} has no bytes: were they sent before?`);
-  return [...new Set(message.chunks.map((chunk) => chunk.bytes.buffer as ArrayBuffer))];
+  const buffers = message.chunks.flatMap((chunk) => (chunk.texts.byteLength > 0 ? [chunk.bytes.buffer, chunk.texts.buffer] : [chunk.bytes.buffer]));
+  return [...new Set(buffers as ArrayBuffer[])];
 }

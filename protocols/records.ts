@@ -176,3 +176,24 @@ export interface ParseResult {
   readonly segments: readonly Segment[];
   readonly hints: ChunkHints;
 }
+
+/**
+ * A segment as it travels between threads: its text is not a string here but
+ * `textBytes` bytes of its chunk's `texts` (protocols/segment-texts.ts),
+ * unless UTF-8 cannot hold it (a lone surrogate): then it is `illFormedText`.
+ */
+export type WireSegment = Omit<Segment, 'text'> & { readonly textBytes: number; readonly illFormedText?: string };
+
+/**
+ * A ParseResult as the parser pool hands it over and a commit carries it to
+ * the writer thread: the segments' texts are UTF-8 in one buffer, transferred
+ * with the chunk's bytes, so the history worker, which only counts them,
+ * never holds them as strings (protocols/segment-texts.ts says why).
+ */
+export interface ParsedChunk {
+  readonly bytes: Uint8Array;
+  readonly segments: readonly WireSegment[];
+  /** Every segment's text, UTF-8, in segment order. */
+  readonly texts: Uint8Array;
+  readonly hints: ChunkHints;
+}

@@ -2,11 +2,13 @@
 // jobs...): what a provider's batch carries to the history actor, committed in
 // one transaction with the provider's cursors (see src/ingest/provider.ts).
 
+import type { SegmentText } from './segment-texts.ts';
 import type { Agent, Kind, ParentLink, TextRecipe } from './records.ts';
 import type { ConversationSeed } from './sources.ts';
 
 export interface DocumentInput {
-  readonly text: string;
+  /** A string, or (a captured file's segment) UTF-8 bytes the store binds as text (protocols/segment-texts.ts). */
+  readonly text: SegmentText;
   /** Distinguishes the documents of one record: `durable:<record>:<offset>`. */
   readonly offset: number;
   /** Where the document's line starts (fragments of one line share it). */

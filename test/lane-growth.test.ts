@@ -8,6 +8,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseChunk } from '../actors/parser-actor.ts';
+import { packTexts } from '../protocols/segment-texts.ts';
 import { Lane, type LaneDeps, type ReadyChunk } from '../src/ingest/lane.ts';
 import { EMPTY_CURSOR } from '../src/store/source-rows.ts';
 import { tempDir } from './helpers/home.ts';
@@ -23,7 +24,7 @@ function lines(from: number, count: number): string {
 const deps: LaneDeps = {
   chunkBytes: CHUNK,
   readAhead: 2,
-  parse: async (task) => parseChunk(task),
+  parse: async (task) => packTexts(parseChunk(task)),
   settled: () => true,
   retained: () => [],
   spanAt: () => undefined,

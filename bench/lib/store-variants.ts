@@ -30,6 +30,7 @@ import { CHECKPOINT_WAL_BYTES, NEW_STORE_PAGE_BYTES, WRITER_CACHE_KIB, openWrite
 import type { CommitChunk } from '../../protocols/history.ts';
 import { HistoryWriter } from '../../src/store/writer.ts';
 import { batches, type DerivedChunk } from './derive.ts';
+import { packTexts } from '../../protocols/segment-texts.ts';
 import { threadTimes } from './instrument-worker-channel.ts';
 import { summarize, type Summary } from './stats.ts';
 
@@ -128,15 +129,18 @@ function runPlain(path: string, groups: DerivedChunk[][], blobs: boolean, fts: b
   return out;
 }
 
+/** A derived chunk as the parser pool would hand it over (texts packed; made before the clock starts). */
 function toCommitChunk(chunk: DerivedChunk): CommitChunk {
   const { plan, size } = chunk.file;
+  const { segments, texts } = packTexts(chunk.result);
   return {
     source: plan.id,
     conversation: plan.conversation.id,
     generation: 0,
     offset: chunk.offset,
     bytes: chunk.result.bytes,
-    segments: chunk.result.segments,
+    segments,
+    texts,
     hints: chunk.result.hints,
     // A recorded cwd that does not exist here keeps its form (src/project/canonical.ts).
     project: chunk.result.hints.cwd,

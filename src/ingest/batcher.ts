@@ -14,9 +14,10 @@ export interface Batch {
   readonly bodyBytes: number;
 }
 
+/** The chunk's derived text in bytes (UTF-8, as SQLite stores it; a text carried as a string, in UTF-16 units). */
 export function bodyBytesOf(chunk: ReadyChunk): number {
-  let total = 0;
-  for (const segment of chunk.result.segments) total += segment.text.length;
+  let total = chunk.result.texts.byteLength;
+  for (const segment of chunk.result.segments) total += segment.illFormedText?.length ?? 0;
   return total;
 }
 
@@ -58,6 +59,7 @@ export async function toCommitChunks(batch: Batch, resolveProject: (cwd: string)
       offset: chunk.offset,
       bytes: chunk.result.bytes,
       segments: chunk.result.segments,
+      texts: chunk.result.texts,
       hints: chunk.result.hints,
       project: chunk.result.hints.cwd === null ? null : await resolveProject(chunk.result.hints.cwd),
       after: chunk.after,

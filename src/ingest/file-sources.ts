@@ -7,7 +7,7 @@
 
 import { existsSync } from 'node:fs';
 import { serializeError, toHistoryError } from '../../protocols/errors.ts';
-import type { ParseResult, ParseTask } from '../../protocols/records.ts';
+import type { ParsedChunk, ParseTask } from '../../protocols/records.ts';
 import type { SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { Found, StepResult } from '../sources/discovery.ts';
@@ -39,7 +39,7 @@ export interface DiscoveryPort {
 
 export interface FileSourcePorts {
   readonly history: HistoryAsk;
-  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  readonly parse: (task: ParseTask) => Promise<ParsedChunk>;
   readonly discovery: DiscoveryPort;
   readonly resolveProject: (cwd: string) => Promise<string>;
 }

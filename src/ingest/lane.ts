@@ -8,7 +8,7 @@
 
 import type { FileHandle } from 'node:fs/promises';
 import { openSourceFile } from '../os/source-file.ts';
-import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, WHOLE_LINE_MAX, type ChunkContext, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { DOCUMENT_FORMATS, HOLD_BACK_BYTES, HOLD_BACK_FORMATS, WHOLE_LINE_MAX, type ChunkContext, type LineFormat, type ParsedChunk, type ParseTask } from '../../protocols/records.ts';
 import { cutChunk } from '../sources/chunker.ts';
 import type { GenerationCheck } from '../sources/identity.ts';
 import { ANCHOR_BYTES, HEAD_BYTES, anchorOf, checkGeneration, identityOf, sha256Hex } from '../sources/identity.ts';
@@ -29,7 +29,7 @@ export interface LaneSource {
 export interface LaneDeps {
   readonly chunkBytes: number;
   readonly readAhead: number;
-  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  readonly parse: (task: ParseTask) => Promise<ParsedChunk>;
   /** Whether an unfinished last line may be captured now. */
   readonly settled: (mtimeMs: number) => boolean;
   /** The retained chunks of a generation, in offset order (for a same-size rewrite check). */
@@ -49,7 +49,7 @@ export interface ReadyChunk {
   readonly source: LaneSource;
   readonly generation: number;
   readonly offset: number;
-  readonly result: ParseResult;
+  readonly result: ParsedChunk;
   readonly after: Pick<SourceCursor, 'identity' | 'anchor' | 'head' | 'size' | 'mtimeMs'>;
 }
 

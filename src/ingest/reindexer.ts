@@ -8,7 +8,7 @@
 // Each step's documents and its progress commit together, so a reindex
 // interrupted at any point resumes without losing or doubling documents.
 
-import { HOLD_BACK_BYTES, HOLD_BACK_FORMATS, LINE_FORMATS, WHOLE_LINE_MAX, type LineFormat, type ParseResult, type ParseTask } from '../../protocols/records.ts';
+import { HOLD_BACK_BYTES, HOLD_BACK_FORMATS, LINE_FORMATS, WHOLE_LINE_MAX, type LineFormat, type ParsedChunk, type ParseTask } from '../../protocols/records.ts';
 import { LIMITS } from '../config/limits.ts';
 import { cutByLimit } from '../sources/chunker.ts';
 import { nextLineHead } from './line-head.ts';
@@ -19,7 +19,7 @@ import type { RowBatch, RowDocument } from '../../protocols/rows.ts';
 
 export interface ReindexPorts {
   readonly history: HistoryAsk;
-  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  readonly parse: (task: ParseTask) => Promise<ParsedChunk>;
   readonly providers: readonly RecordProvider[];
   readonly resolveProject: (cwd: string) => Promise<string>;
 }
@@ -180,6 +180,7 @@ export class Reindexer {
       offset: record.offset,
       bytes: result.bytes,
       segments: result.segments,
+      texts: result.texts,
       hints: result.hints,
       project: result.hints.cwd === null ? null : await this.ports.resolveProject(result.hints.cwd),
       after: { identity: '', anchor: '', head: '', size: -1, mtimeMs: record.at },

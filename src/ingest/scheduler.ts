@@ -30,7 +30,7 @@
 import type { HistoryErrorShape } from '../../protocols/errors.ts';
 import { classify, deserializeError, serializeError, toHistoryError } from '../../protocols/errors.ts';
 import type { CommitChunk, CommitResult, HistoryAsk, HistorySend, Timed } from '../../protocols/history.ts';
-import type { ParseResult, ParseTask } from '../../protocols/records.ts';
+import type { ParsedChunk, ParseTask } from '../../protocols/records.ts';
 import type { Pace, PauseReason, ScrubStatus, SourceProblem } from '../../protocols/service.ts';
 import type { Limits } from '../config/limits.ts';
 import type { HistorySettings } from '../config/settings.ts';
@@ -57,7 +57,7 @@ export interface SchedulerPorts {
   readonly send: HistorySend;
   /** Non-file sources (OpenCode, bridge records): one unit of work each per batch. */
   readonly providers: readonly RecordProvider[];
-  readonly parse: (task: ParseTask) => Promise<ParseResult>;
+  readonly parse: (task: ParseTask) => Promise<ParsedChunk>;
   readonly discovery: DiscoveryPort;
   /** The history switches of config.json (its problems are reported in status.config, not here). */
   readonly settings: () => HistorySettings;

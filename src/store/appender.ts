@@ -14,6 +14,7 @@
 import { HistoryError } from '../../protocols/errors.ts';
 import type { AppendTotals } from '../../protocols/history.ts';
 import type { DocumentInput, DocumentSpan } from '../../protocols/rows.ts';
+import type { SegmentText } from '../../protocols/segment-texts.ts';
 import { runOfConversation } from '../keys/bridge.ts';
 import type { ConversationRow } from './conversations.ts';
 import { MultiRowInsert } from '../sqlite/multi-row.ts';
@@ -43,9 +44,10 @@ interface PendingDocument {
   readonly record: number;
   readonly conversation: number;
   readonly line: number;
+  /** The text's length: UTF-8 bytes when it came as bytes, UTF-16 units when it came as a string. */
   readonly length: number;
   /** Stored as a span (its text indexed here, not kept): the text and where it comes from. */
-  readonly derived: { readonly text: string; readonly span: DocumentSpan } | null;
+  readonly derived: { readonly text: SegmentText; readonly span: DocumentSpan } | null;
 }
 
 export class RecordAppender {
@@ -67,17 +69,18 @@ export class RecordAppender {
     );
     this.existingRecord = db.prepare('SELECT id, conversation, raw FROM conversation_records WHERE source = ? AND generation = ? AND offset = ?');
     this.insertRef = db.prepare('INSERT OR IGNORE INTO history_document_refs (doc, record, conversation, line) VALUES (?, ?, ?, ?)');
+    // A text may come as UTF-8 bytes (a view on a parsed chunk's texts, protocols/segment-texts.ts): bound as text.
     this.insertDocuments = new MultiRowInsert(
       db,
       'INSERT OR IGNORE INTO history_documents (id, kind, agent, at, body, folded, link, message, job, run, session, cursor)',
-      "(?, ?, ?, ?, ?, '', '', ?, ?, ?, ?, ?)",
+      "(?, ?, ?, ?, CAST(? AS TEXT), '', '', ?, ?, ?, ?, ?)",
       'RETURNING rowid, id',
     );
     this.insertSpans = new MultiRowInsert(db, 'INSERT INTO history_document_spans (doc, start, length, format, carry, trimmed, reach)', '(?, ?, ?, ?, ?, ?, ?)');
     this.lineRecords = db.prepare(
       `SELECT x.offset, length(x.raw) AS size FROM conversation_records cr JOIN conversation_records x ON ${lineRecordsWhere('cr.offset + ?')} WHERE cr.id = ? ORDER BY x.offset`,
     );
-    this.insertTexts = new MultiRowInsert(db, 'INSERT INTO history_fts (rowid, body)', '(?, ?)');
+    this.insertTexts = new MultiRowInsert(db, 'INSERT INTO history_fts (rowid, body)', '(?, CAST(? AS TEXT))');
   }
 
   /** Append a record (or find the identical one) and return its id. */
@@ -114,7 +117,7 @@ export class RecordAppender {
 
   /** Queue a document for a record (inserted by the next flushDocuments; one that exists already is kept). */
   addDocument(record: number, conversation: ConversationRow, doc: DocumentInput, totals: AppendTotals): void {
-    if (doc.text === '') return;
+    if (doc.text.length === 0) return;
     const id = documentId(record, doc.offset);
     const derived = this.spans && doc.span !== undefined && this.derivable(record, doc.span) ? { text: doc.text, span: doc.span } : null;
     this.pending.push({

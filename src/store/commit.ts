@@ -10,7 +10,8 @@
 
 import { HistoryError } from '../../protocols/errors.ts';
 import type { CommitChunk, CommitTotals } from '../../protocols/history.ts';
-import type { LineFacts, Segment } from '../../protocols/records.ts';
+import type { LineFacts, WireSegment } from '../../protocols/records.ts';
+import { segmentTexts, type SegmentText } from '../../protocols/segment-texts.ts';
 import type { DocumentSpan } from '../../protocols/rows.ts';
 import type { ConversationSeed, SourceCursor } from '../../protocols/sources.ts';
 import { eventSource } from '../keys/bridge.ts';
@@ -32,7 +33,8 @@ export interface RouteState {
 }
 
 interface RoutedLine {
-  readonly segment: Segment;
+  readonly segment: WireSegment;
+  readonly text: SegmentText;
   readonly lineStart: number;
   readonly at: number;
   readonly facts: LineFacts | null;
@@ -63,20 +65,20 @@ type ConversationRowLike = Pick<ConversationSeed, 'id' | 'agent' | 'session' | '
  * Resolve each segment's conversation (a continuation follows its line), line
  * start and time, and group consecutive segments of one conversation.
  */
-export function routeSegments(segments: readonly Segment[], own: string, state: RouteState, fallbackAt: number) {
+export function routeSegments(segments: readonly WireSegment[], texts: readonly SegmentText[], own: string, state: RouteState, fallbackAt: number) {
   const runs: Run[] = [];
   let route = state.route;
   let lineStart = state.lineStart;
   let facts = state.facts ?? null;
   let at = Math.trunc(state.at ?? fallbackAt);
-  for (const segment of segments) {
+  for (const [index, segment] of segments.entries()) {
     const resolved = (segment.continuation ? route : segment.route) ?? own;
     const start = segment.continuation ? lineStart : segment.offset;
     const lineFacts = segment.continuation ? facts : (segment.facts ?? null);
     const event = resolved !== own && lineFacts?.event === true ? (lineFacts.kind ?? 'report') : null;
     at = Math.trunc(segment.at ?? at);
     const last = runs.at(-1);
-    const line = { segment, lineStart: start, at, facts: lineFacts };
+    const line = { segment, text: texts[index] as SegmentText, lineStart: start, at, facts: lineFacts };
     if (last !== undefined && last.route === resolved && last.event === event) {
       last.end = segment.offset + segment.length;
       last.at = at;
@@ -99,7 +101,7 @@ export function routeSegments(segments: readonly Segment[], own: string, state: 
  * generation, which hold the line's bytes end to end (inline copies of
  * routed lines are cut per run and may not: such a line keeps its text).
  */
-function spanOf(segment: Segment, recordOffset: number, ownRecord: boolean): DocumentSpan | undefined {
+function spanOf(segment: WireSegment, recordOffset: number, ownRecord: boolean): DocumentSpan | undefined {
   const recipe = segment.recipe;
   if (recipe === undefined) return undefined;
   if (recipe.reach !== 'whole') return { start: segment.offset - recordOffset, length: segment.length, recipe };
@@ -129,7 +131,7 @@ export class ChunkCommitter {
     if (chunk.project !== null) this.conversations.setProject(own.id, chunk.project);
     if (chunk.hints.parent !== null) this.conversations.setParent(own.id, chunk.hints.parent);
 
-    const routed = routeSegments(chunk.segments, own.id, state, chunk.after.mtimeMs);
+    const routed = routeSegments(chunk.segments, segmentTexts(chunk), own.id, state, chunk.after.mtimeMs);
     const recordId = this.appender.append(
       { source: chunk.source, generation: chunk.generation, offset: chunk.offset, conversation: own.id, at: routed.recordAt, raw: chunk.bytes, part: null },
       totals,
@@ -162,12 +164,12 @@ export class ChunkCommitter {
       }
       for (const line of run.lines) {
         const f = line.facts;
-        const { segment } = line;
+        const { segment, text } = line;
         const span = spanOf(segment, recordOffset, record === recordId);
         this.appender.addDocument(
           record,
           conversation,
-          { text: segment.text, offset: segment.offset, line: line.lineStart, at: line.at, kind: f?.kind, agent: f?.agent, job: f?.job, session: f?.session, span },
+          { text, offset: segment.offset, line: line.lineStart, at: line.at, kind: f?.kind, agent: f?.agent, job: f?.job, session: f?.session, span },
           totals,
         );
       }

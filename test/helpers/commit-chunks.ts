@@ -3,6 +3,7 @@
 // by the parser actor, for tests that drive the writer directly.
 
 import { parseChunk } from '../../actors/parser-actor.ts';
+import { packTexts } from '../../protocols/segment-texts.ts';
 import type { CommitChunk } from '../../protocols/history.ts';
 import type { SourcePlan } from '../../protocols/sources.ts';
 import { claudeLine } from './rollouts.ts';
@@ -17,6 +18,6 @@ export function claudePlan(session: string): SourcePlan {
 export function claudeLineChunk(plan: SourcePlan, offset: number, text: string, project: string | null = null): CommitChunk {
   const { session, id: conversation } = plan.conversation;
   const bytes = new TextEncoder().encode(claudeLine(session, text));
-  const parsed = parseChunk({ format: 'claude', bytes, offset, startsMidLine: false, carry: '', continues: false, context: { conversation, session, ownAgentId: null } });
-  return { source: plan.id, conversation, generation: 0, offset, bytes, segments: parsed.segments, hints: parsed.hints, project, after: { identity: 'test', anchor: '', head: '', size: offset + bytes.length, mtimeMs: 0 } };
+  const parsed = packTexts(parseChunk({ format: 'claude', bytes, offset, startsMidLine: false, carry: '', continues: false, context: { conversation, session, ownAgentId: null } }));
+  return { source: plan.id, conversation, generation: 0, offset, bytes, segments: parsed.segments, texts: parsed.texts, hints: parsed.hints, project, after: { identity: 'test', anchor: '', head: '', size: offset + bytes.length, mtimeMs: 0 } };
 }
