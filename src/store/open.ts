@@ -11,7 +11,7 @@ import { damagedStore, onStore } from './store-errors.ts';
 import { fold } from '../text/fold.ts';
 import { GENERATIONS_SQL, fillGenerations } from './generations.ts';
 import { spanText } from '../text/span-text.ts';
-import { FACETS_FILL_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
+import { FACETS_FILL_SQL, FACETS_INDEXES_SQL, FACETS_SQL, OWN_INDEXES_SQL, SCHEMA_VERSION, STATS_FILL_SQL, STATS_SQL, schemaSql } from './schema.ts';
 import { upgradeDocumentText } from './document-text-schema.ts';
 import { prepared } from './statements.ts';
 import { SOURCE_PATHS_SQL } from './source-paths-schema.ts';
@@ -144,6 +144,7 @@ function openWritable(path: string, options: WriterOptions): Db {
           db.exec(FACETS_SQL);
           db.exec(FACETS_FILL_SQL);
         }
+        db.exec(FACETS_INDEXES_SQL);
         if (!hasTable(db, 'history_conversation_stats')) {
           db.exec(STATS_SQL);
           db.exec(STATS_FILL_SQL);

@@ -15,6 +15,10 @@
 // for those, and the scan stops there (a filter most matches pass costs a
 // few hundred matches, not a window). Later windows are sized from the pass
 // rate seen so far.
+//   A filter with an index of its own (the agent: history_document_facets by
+// agent and rowid) moves each window's start down to the newest document
+// that filter lets pass, so matches in stretches where none can pass are
+// skipped, not examined.
 // The walk stops once `enough` matches passed, the matches are exhausted, or
 // the time budget is spent (a longer one while fewer than a page passed, so
 // that selective filters still find what exists; and if the page is still
@@ -202,6 +206,9 @@ function walkFiltered(db: Db, layout: Layout, expression: string, scope: Scope, 
   let hi = TOP;
   let size = budget.firstWindow;
   for (;;) {
+    const passable = highestPassable(db, scope, hi);
+    if (passable === null) return done(EXHAUSTED);
+    hi = passable;
     const want = Math.min(size, budget.maxMatches - examined);
     const edge = prepared(db, BOUNDARY).get(expression, hi, want) as { n: number; lo: number | null };
     if (edge.n === 0) return done(EXHAUSTED);
@@ -225,6 +232,22 @@ function walkFiltered(db: Db, layout: Layout, expression: string, scope: Scope, 
       return done(stoppedAt(db, expression, lo));
     }
   }
+}
+
+/**
+ * The highest rowid at or below `hi` that the filters' indexes let pass
+ * (`hi` itself when no filter has one; null when none can), so a window
+ * starts there: the matches above it cannot pass, and are neither scanned
+ * nor counted against the budget.
+ */
+function highestPassable(db: Db, scope: Scope, hi: number): number | null {
+  let top = hi;
+  for (const leap of scope.leaps) {
+    const below = prepared(db, leap.sql).pluck().get(...leap.params, top) as number | null;
+    if (below === null) return null;
+    top = below;
+  }
+  return top;
 }
 
 const EXHAUSTED = { truncated: false, exhausted: true, floor: 0 } as const;

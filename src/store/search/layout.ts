@@ -27,6 +27,8 @@ export interface Layout {
   readonly projects: boolean;
   /** history_document_facets (agent, kind, at of every document, in a small table) exists. */
   readonly facets: boolean;
+  /** history_document_facets has its (agent, doc) index: an agent filter can jump to that agent's newest document below a rowid. */
+  readonly agentIndex: boolean;
   /** `LEFT JOIN history_document_refs r ...` for the document `doc`, or '' without refs. */
   refJoin(doc: string): string;
   /** The rowid of the document's conversation (NULL when it has none); one lookup for documents with refs. */
@@ -82,6 +84,7 @@ function detect(db: Db): Layout {
     memberships: hasTable(db, 'conversation_memberships'),
     projects: hasTable(db, 'conversation_projects'),
     facets: hasTable(db, 'history_document_facets'),
+    agentIndex: prepared(db, "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'idx_history_document_facets_agent'").get() !== undefined,
     refJoin: (doc) => (refs ? `LEFT JOIN history_document_refs r ON r.doc = ${doc}` : ''),
     conversationRowid: (doc) => (refs ? `CASE WHEN r.doc IS NOT NULL THEN r.conversation ELSE ${legacyConversation(doc)} END` : legacyConversation(doc)),
     lineKey:

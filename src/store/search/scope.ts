@@ -21,6 +21,7 @@ import type { Db } from '../open.ts';
 import type { Layout } from './layout.ts';
 import { knownProjects, matchProjects } from './projects.ts';
 import { prepared } from '../statements.ts';
+import { ROWID } from './rowid.ts';
 
 export interface Scope {
   /** Conditions to append to a WHERE clause (each starts with ' AND '). */
@@ -34,6 +35,19 @@ export interface Scope {
   readonly usesRefs: boolean;
   /** The conditions read history_document_facets (`x` must be joined). */
   readonly usesFacets: boolean;
+  /**
+   * Queries of one rowid parameter (appended to `params`) that each return
+   * the highest document at or below it that one of the conditions lets
+   * pass, by that condition's index (NULL: none). A document passing every
+   * condition lies at or below the least of them; conditions without such an
+   * index have none.
+   */
+  readonly leaps: readonly Leap[];
+}
+
+export interface Leap {
+  readonly sql: string;
+  readonly params: readonly unknown[];
 }
 
 export interface ScopeOptions {
@@ -88,6 +102,7 @@ class Builder {
   usesDocument = false;
   usesRefs = false;
   usesFacets = false;
+  readonly leaps: Leap[] = [];
 
   constructor(
     private readonly db: Db,
@@ -110,6 +125,9 @@ class Builder {
       this.usesFacets = true;
       this.add(`x.${column} ${operator} ?`, value);
     } else this.addDocument(`d.${column} ${operator} ?`, value);
+    if (column === 'agent' && operator === '=' && this.layout.agentIndex) {
+      this.leaps.push({ sql: `SELECT max(doc) FROM history_document_facets WHERE agent = ? AND doc <= ${ROWID}`, params: [value] });
+    }
   }
 
   /** A condition on a history_documents column. */
@@ -224,6 +242,7 @@ export function buildScope(db: Db, layout: Layout, filters: SearchFilters, optio
     usesDocument: b.usesDocument,
     usesRefs: b.usesRefs,
     usesFacets: b.usesFacets,
+    leaps: b.leaps,
   };
 }
 
