@@ -55,6 +55,19 @@ function pagesOf(path: string, name: string, type: 'internal' | 'leaf' | 'overfl
   }
 }
 
+/**
+ * The first leaf of sqlite_schema whose bytes do not name `entry`: damaging it
+ * leaves that entry's root page known. Which entries share a leaf depends on
+ * the whole schema, so it is looked up, not assumed.
+ */
+function schemaLeafWithout(path: string, entry: string): number {
+  const page = pageSizeOf(path);
+  const bytes = readFileSync(path);
+  const leaf = pagesOf(path, 'sqlite_schema', 'leaf').find((n) => !bytes.subarray((n - 1) * page, n * page).includes(entry));
+  assert.ok(leaf !== undefined, `a schema leaf that does not name ${entry}`);
+  return leaf;
+}
+
 /** A copy of the store at `path` rebuilt with `pageSize` pages (SQLite's VACUUM; same rows, same ids). */
 function withPageSize(path: string, pageSize: number): string {
   const copy = join(searchTempDir(`pages-${pageSize}`), 'history.db');
@@ -203,7 +216,8 @@ describe('a damaged history.db', () => {
       ...pagesOf(store, 'conversation_records', 'internal'), // every leaf becomes an orphan: found by the page scan
       ...overflow.filter((_, i) => i % 25 === 3), // records lost: holes in the middle of files, and tails
       leaves[leaves.length - 1] as number,
-      pagesOf(store, 'sqlite_schema', 'leaf')[0] as number,
+      // A schema leaf, but not the one naming the records' index: its walk is what counts the lost records.
+      schemaLeafWithout(store, 'sqlite_autoindex_conversation_records_1'),
       pagesOf(store, 'conversation_sources', 'leaf')[0] as number,
     ];
     assert.ok(pagesOf(store, 'sqlite_schema', 'leaf').length > 1, 'the schema spans pages');
