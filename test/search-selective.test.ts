@@ -100,7 +100,8 @@ describe('an agent filter skips the other agents stretches of the index', () => 
     const claude = search(db, { query: 'zebracrossing', filters: { agent: 'claude' }, limit: 10 }, { fts: { ...TIGHT, rankRestMax: 0 } });
     assert.equal(claude.hits.length, 10);
     assert.ok(claude.hits.every((h) => h.agent === 'claude'));
-    assert.equal(search(db, { query: 'zebracrossing', filters: { agent: 'opencode' }, limit: 10 }, { fts: TIGHT }).hits.length, 0);
+    const none = search(db, { query: 'zebracrossing', filters: { agent: 'opencode' }, limit: 10 }, { fts: { ...TIGHT, rankRestMax: 0 } });
+    assert.deepEqual([none.hits.length, none.truncated], [0, false], 'no OpenCode document: every match was ruled out, none left unexamined');
   });
 
   test('without the index (a store from before it) the same budget stops short, and the writer adds the index', () => {

@@ -36,11 +36,10 @@ export interface Scope {
   /** The conditions read history_document_facets (`x` must be joined). */
   readonly usesFacets: boolean;
   /**
-   * Queries of one rowid parameter (appended to `params`) that each return
-   * the highest document at or below it that one of the conditions lets
-   * pass, by that condition's index (NULL: none). A document passing every
-   * condition lies at or below the least of them; conditions without such an
-   * index have none.
+   * For conditions with an index ordered by rowid: SQL that takes the leap's
+   * `params`, then a rowid, and returns the highest document at or below that
+   * rowid the condition lets pass (NULL: none). A document passing every
+   * condition lies at or below the least of them. Other conditions have none.
    */
   readonly leaps: readonly Leap[];
 }
