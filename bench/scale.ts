@@ -13,6 +13,10 @@
 //                    (the status file the run publishes every second);
 //   search           p50/p99 of HistoryReader.search over the planted queries
 //                    (--runs times each after a warm-up), in this process;
+//   short pages      planted queries whose page (the default limit) had fewer
+//                    hits than min(limit, planted matches), in the last run:
+//                    a filter whose matches lie behind more newer ones than a
+//                    search examines (at 8 GiB before agent leaps: 10-13 of 36);
 //   get_conversation p99 of the first page of the conversations the hits name.
 // Then each size against the first (the same-run baseline): seconds per GiB
 // and bytes per byte (target within ±15 %), search p99 (target ≤ 2× at the
@@ -28,6 +32,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { SEARCH_LIMIT } from '../protocols/search.ts';
 import type { OnceSummary } from '../protocols/service.ts';
 import { resolvePaths } from '../src/config/paths.ts';
 import { HistoryReader } from '../src/read/history-reader.ts';
@@ -57,6 +62,7 @@ const GiB = 1024 * MiB;
 interface Planted {
   readonly text: string;
   readonly filters: Record<string, string>;
+  readonly expected: { readonly matches: number };
 }
 
 interface Figures {
@@ -68,6 +74,8 @@ interface Figures {
   readonly bytesPerByte: number;
   readonly firstPassSeconds: number | null;
   readonly search: { readonly p50: number; readonly p99: number };
+  /** Planted queries whose first page (the default limit) had fewer hits than min(limit, planted matches). */
+  readonly shortPages: number;
   readonly conversationP99: number;
 }
 
@@ -119,17 +127,19 @@ function fileBytes(path: string): number {
 }
 
 /** Planted queries through the reader (warm-up, then `runs` each); the first page of every conversation the hits name. */
-async function reads(env: NodeJS.ProcessEnv, corpus: string): Promise<Pick<Figures, 'search' | 'conversationP99'>> {
+async function reads(env: NodeJS.ProcessEnv, corpus: string): Promise<Pick<Figures, 'search' | 'shortPages' | 'conversationP99'>> {
   const planted = (JSON.parse(readFileSync(join(corpus, 'queries.json'), 'utf8')) as { queries: Planted[] }).queries;
   const reader = new HistoryReader(resolvePaths(env));
   try {
     const times: number[] = [];
     const conversations = new Set<string>();
+    let shortPages = 0;
     for (let run = 0; run <= runs; run++) {
       for (const q of planted) {
         const t = performance.now();
         const result = await reader.search({ query: q.text, filters: q.filters });
         if (run > 0) times.push(performance.now() - t);
+        if (run === runs && result.hits.length < Math.min(SEARCH_LIMIT.default, q.expected.matches)) shortPages++;
         for (const hit of result.hits) if (hit.conversation !== null) conversations.add(hit.conversation);
       }
     }
@@ -140,7 +150,7 @@ async function reads(env: NodeJS.ProcessEnv, corpus: string): Promise<Pick<Figur
       pages.push(performance.now() - t);
     }
     const s = summarize(times);
-    return { search: { p50: s.p50, p99: s.p99 }, conversationP99: summarize(pages).p99 };
+    return { search: { p50: s.p50, p99: s.p99 }, shortPages, conversationP99: summarize(pages).p99 };
   } finally {
     reader.close();
   }
@@ -177,7 +187,7 @@ function line(x: Figures): string {
     `peak RSS ${f1(x.peakRssMiB)} MiB`,
     `history.db ${f2(x.bytesPerByte)} B/B`,
     `first pass ${x.firstPassSeconds === null ? '?' : f1(x.firstPassSeconds)} s`,
-    `search p50/p99 ${f2(x.search.p50)}/${f2(x.search.p99)} ms`,
+    `search p50/p99 ${f2(x.search.p50)}/${f2(x.search.p99)} ms, short pages ${x.shortPages}`,
     `get_conversation p99 ${f2(x.conversationP99)} ms`,
   ].join('; ');
 }
